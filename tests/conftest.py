@@ -1,0 +1,85 @@
+"""Shared test set-up.
+
+TensorFlow is optional for the linter, so every TensorFlow test asks for the
+``tf`` fixture, which skips when TensorFlow is not installed.  The first import
+splits the host CPU into two logical devices (this must happen before any op
+runs), so multi-device code is exercised on any machine without
+``allow_soft_placement``.  The ``device`` parameter runs a test on the CPU and
+on every GPU TensorFlow can see; GPU cases skip with a reason when there is none.
+"""
+import functools
+import importlib.util
+import os
+import pathlib
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+@functools.lru_cache(maxsize=None)
+def _tensorflow():
+    if importlib.util.find_spec("tensorflow") is None:
+        return None
+    import tensorflow as tf
+
+    cpus = tf.config.list_physical_devices("CPU")
+    tf.config.set_logical_device_configuration(
+        cpus[0],
+        [tf.config.LogicalDeviceConfiguration(), tf.config.LogicalDeviceConfiguration()],
+    )
+    return tf
+
+
+def gpu_names():
+    tf = _tensorflow()
+    if tf is None:
+        return []
+    return [d.name for d in tf.config.list_logical_devices("GPU")]
+
+
+@pytest.fixture(scope="session")
+def tf():
+    module = _tensorflow()
+    if module is None:
+        pytest.skip("TensorFlow is not installed (pip install '.[tensorflow]')")
+    return module
+
+
+@pytest.fixture(scope="session")
+def two_devices(tf):
+    """Two devices of one kind: two GPUs when visible, else two logical CPUs."""
+    gpus = gpu_names()
+    if len(gpus) >= 2:
+        return gpus[:2]
+    return [d.name for d in tf.config.list_logical_devices("CPU")][:2]
+
+
+def pytest_generate_tests(metafunc):
+    if "device" not in metafunc.fixturenames:
+        return
+    params = [pytest.param("/device:CPU:0", id="cpu")]
+    gpus = gpu_names()
+    if gpus:
+        params += [pytest.param(name, id=name.rsplit(":", 2)[-2].lower() + name[-1]) for name in gpus]
+    else:
+        params.append(
+            pytest.param("/device:GPU:0", id="gpu",
+                         marks=pytest.mark.skip(reason="no GPU visible to TensorFlow"))
+        )
+    metafunc.parametrize("device", params)
+
+
+def load_module(path, name=None):
+    """Import a fixture program from its path under a unique module name."""
+    path = pathlib.Path(path)
+    name = name or "fixture_" + "_".join(path.with_suffix("").parts[-2:])
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,1 @@
+"""Corrected TensorFlow ops (work in progress)."""
