@@ -10,13 +10,8 @@ on every GPU TensorFlow can see; GPU cases skip with a reason when there is none
 import functools
 import importlib.util
 import os
-import pathlib
-import sys
 
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
@@ -72,14 +67,3 @@ def pytest_generate_tests(metafunc):
                          marks=pytest.mark.skip(reason="no GPU visible to TensorFlow"))
         )
     metafunc.parametrize("device", params)
-
-
-def load_module(path, name=None):
-    """Import a fixture program from its path under a unique module name."""
-    path = pathlib.Path(path)
-    name = name or "fixture_" + "_".join(path.with_suffix("").parts[-2:])
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module

@@ -1,0 +1,55 @@
+import pytest
+
+from tfe_testing import FIXTURES, load_module
+from tfe_testing import dedent, findings, fixed
+
+
+def test_both_keywords_reported_at_the_argument():
+    source = "import tensorflow.compat.v1 as tf\ny = tf.reduce_mean(x, reduction_indices=[1], keep_dims=True)\n"
+    assert findings(source) == [(2, 23, "TFE102"), (2, 46, "TFE102")]
+    assert fixed(source) == ("import tensorflow.compat.v1 as tf\n"
+                             "y = tf.reduce_mean(x, axis=[1], keepdims=True)\n")
+
+
+def test_fix_keeps_comments_and_layout():
+    source = dedent("""\
+        import tensorflow.compat.v1 as tf
+        y = tf.reduce_sum(
+            x,
+            reduction_indices = 0,  # rows
+        )
+    """)
+    assert fixed(source) == source.replace("reduction_indices = 0", "axis = 0")
+
+
+def test_no_fix_when_the_new_keyword_is_also_passed():
+    source = "import tensorflow.compat.v1 as tf\ny = tf.reduce_sum(x, axis=1, reduction_indices=1)\n"
+    assert findings(source) == [(2, 30, "TFE102")]
+    assert fixed(source) == source
+
+
+@pytest.mark.parametrize("source, expected_fix", [
+    ("import tensorflow.compat.v1 as tf\ny = tf.sparse.reduce_sum(x, reduction_axes=1)\n",
+     "import tensorflow.compat.v1 as tf\ny = tf.sparse.reduce_sum(x, axis=1)\n"),
+    ("from tensorflow.compat.v1 import norm\ny = norm(x, keep_dims=True)\n",
+     "from tensorflow.compat.v1 import norm\ny = norm(x, keepdims=True)\n"),
+])
+def test_other_functions(source, expected_fix):
+    assert fixed(source) == expected_fix
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\ny = tf.reduce_sum(x, axis=1, keepdims=True)\n",
+    "import tensorflow as tf\ny = tf.nn.moments(x, axes=[0], keep_dims=True)\n",
+    "import numpy as np\ny = np.sum(x, keep_dims=True)\n",
+])
+def test_near_misses(source):
+    assert findings(source) == []
+
+
+def test_old_keywords_are_a_type_error_in_tf2_and_fixed_code_runs(tf):
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(TypeError):
+        tf.reduce_sum(x, reduction_indices=[1])
+    good = load_module(FIXTURES / "deprecated_reduction_keywords" / "good.py").main()
+    assert good["row_sums"].numpy().tolist() == [[3.0], [7.0]]

@@ -1,0 +1,368 @@
+"""One parse and one traversal per file for all selected rules; fixes to a fixed point.
+
+Positions are the expensive metadata in libcst, so they are computed only for
+files that have findings.  The module is never copied: fixes replace nodes by
+identity in the very tree the rules saw.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from . import rules as rules_package
+from .names import COMPREHENSIONS, FUNCTION_LIKE, Resolver, Scope, ScopeTable, TFName, tf_name
+from .rule import SAFE, UNSAFE, Fix, Report, Rule
+from .semantics import SemanticModel
+
+MAX_FIX_PASSES = 8
+PARSE_ERROR = "TFE000"
+
+NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    path: str
+    line: int  # 1-based
+    col: int  # 0-based, like flake8 and libcst
+    code: str
+    message: str
+    severity: str
+    end_line: int = 0
+    end_col: int = 0
+    fix: Optional[Fix] = field(default=None, compare=False, repr=False)
+
+    @property
+    def fix_safety(self) -> Optional[str]:
+        return None if self.fix is None else self.fix.safety
+
+
+class FixError(Exception):
+    """A fix pass produced code that does not parse; nothing was written."""
+
+
+# -- rules ---------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def all_rules() -> Tuple[type, ...]:
+    """Every Rule subclass, one per module of the ``rules`` package, by code."""
+    found = []
+    for info in pkgutil.iter_modules(rules_package.__path__):
+        module = importlib.import_module(f"{rules_package.__name__}.{info.name}")
+        found += [obj for obj in vars(module).values()
+                  if isinstance(obj, type) and issubclass(obj, Rule) and obj.CODE
+                  and obj.__module__ == module.__name__]
+    codes = [r.CODE for r in found]
+    duplicated = {c for c in codes if codes.count(c) > 1}
+    if duplicated:
+        raise RuntimeError(f"rule codes defined twice: {sorted(duplicated)}")
+    return tuple(sorted(found, key=lambda r: r.CODE))
+
+
+def rule_by_code(code: str) -> Optional[type]:
+    return next((r for r in all_rules() if r.CODE == code.upper()), None)
+
+
+def _longest_prefix(code: str, prefixes: Iterable[str]) -> int:
+    return max((len(p) for p in prefixes if code.startswith(p)), default=-1)
+
+
+def is_selected(code: str, select: Optional[Sequence[str]], ignore: Optional[Sequence[str]]) -> bool:
+    """flake8's rule: the longest matching prefix of --select and --ignore wins."""
+    chosen = _longest_prefix(code, [s.upper() for s in select] if select else ["TFE"])
+    dropped = _longest_prefix(code, [i.upper() for i in ignore or ()])
+    return chosen >= 0 and chosen > dropped
+
+
+def selected_rules(select=None, ignore=None) -> List[type]:
+    return [r for r in all_rules() if is_selected(r.CODE, select, ignore)]
+
+
+# -- the traversal -------------------------------------------------------
+class Context:
+    """What rules may ask about the file being linted, at the current node."""
+
+    def __init__(self, module: cst.Module, path: str):
+        self.module = module
+        self.path = path
+        self.table = ScopeTable(module)
+        self.resolver = Resolver(self.table)
+        self.ancestors: List[cst.CSTNode] = []
+        self.scopes: List[Scope] = [self.table.root]
+        self.semantics = SemanticModel(self)
+
+    @property
+    def node(self) -> cst.CSTNode:
+        return self.ancestors[-1]
+
+    @property
+    def parent(self) -> Optional[cst.CSTNode]:
+        return self.ancestors[-2] if len(self.ancestors) > 1 else None
+
+    @property
+    def scope(self) -> Scope:
+        return self.scopes[-1]
+
+    def qualname(self, node: cst.BaseExpression) -> Optional[str]:
+        return self.resolver.qualname(node, self.scope)
+
+    def tf_name(self, node: cst.BaseExpression) -> Optional[TFName]:
+        """The TensorFlow API an expression names, when certain."""
+        return tf_name(self.resolver.qualname(node, self.scope))
+
+    def tf_call(self, node: cst.CSTNode) -> Optional[TFName]:
+        return self.tf_name(node.func) if isinstance(node, cst.Call) else None
+
+    def assigned_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The value of ``name`` if it has exactly one binding, an assignment."""
+        bindings = self.resolver.bindings(name.value, self.scope)
+        if bindings and len(bindings) == 1 and hasattr(bindings[0], "value"):
+            return bindings[0].value
+        return None
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        return self.semantics.is_tensor(expr)
+
+    def mode_thunk(self, node: cst.CSTNode):
+        return self.semantics.mode_thunk(node)
+
+    # Called by the traversal around every node.
+    def enter(self, node: cst.CSTNode) -> None:
+        self.ancestors.append(node)
+        parent = self.parent
+        if isinstance(node, cst.Parameters) and isinstance(parent, FUNCTION_LIKE):
+            self.scopes.append(self.table.scope_for(parent, self.scope))
+        elif isinstance(node, COMPREHENSIONS):
+            self.scopes.append(self.table.scope_for(node, self.scope))
+        elif isinstance(parent, cst.ClassDef) and node is parent.body:
+            self.scopes.append(self.table.scope_for(parent, self.scope))
+
+    def exit(self, node: cst.CSTNode) -> None:
+        self.ancestors.pop()
+        if self.scopes[-1].node is node:
+            self.scopes.pop()
+
+
+class _Traversal(cst.CSTVisitor):
+    """libcst's batched visitor, with the context kept up to date around it."""
+
+    def __init__(self, context: Context, visitors: Sequence[cst.BatchableCSTVisitor]):
+        self.context = context
+        self.visits: Dict[str, list] = {}
+        self.leaves: Dict[str, list] = {}
+        for visitor in visitors:
+            for name, method in visitor.get_visitors().items():
+                kind, _, node_type = name.partition("_")
+                table = self.visits if kind == "visit" else self.leaves
+                table.setdefault(node_type, []).append(method)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.context.enter(node)
+        for method in self.visits.get(type(node).__name__, ()):
+            method(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        for method in self.leaves.get(type(original_node).__name__, ()):
+            method(original_node)
+        self.context.exit(original_node)
+
+    # Attribute visitors (visit_Call_func) are not supported: skip the lookups.
+    def on_visit_attribute(self, node, attribute) -> None:
+        pass
+
+    def on_leave_attribute(self, original_node, attribute) -> None:
+        pass
+
+
+def analyse(module: cst.Module, path: str, rule_classes: Sequence[type]) -> List[Tuple[Report, str]]:
+    """Run the rules over ``module``; reports with their settled severity."""
+    context = Context(module, path)
+    reports: List[Report] = []
+    rules = [cls(context, reports.append) for cls in rule_classes]
+    module.visit(_Traversal(context, [context.semantics, *rules]))
+    settled = []
+    for report in reports:
+        severity = report.severity
+        if not isinstance(severity, str):
+            severity = severity.get(report.mode())
+        if severity:
+            settled.append((report, severity))
+    return settled
+
+
+def _noqa_codes(source: str) -> Dict[int, Optional[frozenset]]:
+    """Line -> codes its ``# noqa`` names (None: every code)."""
+    table = {}
+    if "noqa" not in source.lower():
+        return table
+    for number, text in enumerate(NEWLINE.split(source), start=1):
+        match = NOQA.search(text)
+        if match:
+            codes = match.group("codes")
+            table[number] = frozenset(re.findall(r"[A-Z]+[0-9]+", codes.upper())) if codes else None
+    return table
+
+
+def _suppressed(diagnostic: Diagnostic, noqa: Dict[int, Optional[frozenset]]) -> bool:
+    if diagnostic.line not in noqa:
+        return False
+    codes = noqa[diagnostic.line]
+    return codes is None or diagnostic.code.startswith(tuple(codes))
+
+
+def _diagnostics(module, path, settled) -> List[Diagnostic]:
+    if not settled:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    found = set()
+    for report, severity in settled:
+        where = positions[report.node]
+        found.add(Diagnostic(path, where.start.line, where.start.column, report.rule.CODE,
+                             report.message, severity, where.end.line, where.end.column,
+                             report.fix))
+    return sorted(found, key=lambda d: (d.line, d.col, d.code))
+
+
+def parse(source: str) -> cst.Module:
+    return cst.parse_module(source)
+
+
+def syntax_error(path: str, error: Exception) -> Diagnostic:
+    """TFE000 at the parser's position (libcst is 1-based for lines, 0-based for columns)."""
+    line = getattr(error, "raw_line", None) or getattr(error, "lineno", None) or 1
+    col = getattr(error, "raw_column", None) or 0
+    if isinstance(error, RecursionError):
+        message = "cannot analyse this file: expressions nested too deeply"
+    else:
+        message = "cannot parse this file: " + str(error).strip().splitlines()[0]
+    return Diagnostic(path, line, col, PARSE_ERROR, message, "error", line, col)
+
+
+def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
+                noqa: bool = True) -> List[Diagnostic]:
+    """Lint Python source text; a parse failure is one TFE000 diagnostic."""
+    try:
+        module = parse(source)
+    except (cst.ParserSyntaxError, RecursionError) as error:
+        return [syntax_error(path, error)]
+    diagnostics = lint_module(module, path, selected_rules(select, ignore))
+    if noqa:
+        table = _noqa_codes(source)
+        diagnostics = [d for d in diagnostics if not _suppressed(d, table)]
+    return diagnostics
+
+
+def lint_module(module: cst.Module, path: str, rule_classes: Sequence[type]) -> List[Diagnostic]:
+    try:
+        return _diagnostics(module, path, analyse(module, path, rule_classes))
+    except RecursionError as error:
+        return [syntax_error(path, error)]
+
+
+# -- fixing --------------------------------------------------------------
+class _Replace(cst.CSTTransformer):
+    """Swap nodes by identity; a fix inside another fix waits for the next pass."""
+
+    def __init__(self, fixes: Dict[cst.CSTNode, Fix]):
+        super().__init__()
+        self.fixes = fixes
+        self.depth = 0
+        self.applied: List[Fix] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node in self.fixes:
+            self.depth += 1
+        return True
+
+    def on_leave(self, original_node, updated_node):
+        fix = self.fixes.get(original_node)
+        if fix is None:
+            return updated_node
+        self.depth -= 1
+        if self.depth == 0:
+            self.applied.append(fix)
+        return fix.replacement
+
+
+@dataclass
+class FixResult:
+    source: str
+    applied: int  # fixes applied over all passes
+    passes: int
+    diagnostics: List[Diagnostic]  # what remains after fixing
+    hidden_unsafe: int = 0  # unsafe fixes not applied (no --unsafe-fixes)
+    converged: bool = True
+
+
+def _apply(module: cst.Module, fixes: Sequence[Fix]) -> Tuple[cst.Module, int]:
+    transformer = _Replace({fix.target: fix for fix in fixes})
+    module = module.visit(transformer)
+    imports = {item for fix in transformer.applied for item in fix.imports}
+    if imports:
+        from libcst.codemod import CodemodContext
+        from libcst.codemod.visitors import AddImportsVisitor, ImportItem
+
+        context = CodemodContext()
+        for module_name, obj in sorted(imports):
+            AddImportsVisitor.add_needed_import(context, module_name, obj)
+        module = AddImportsVisitor(context).transform_module(module)
+    return module, len(transformer.applied)
+
+
+def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
+               unsafe_fixes: bool = False, noqa: bool = True) -> FixResult:
+    """Apply fixes until nothing changes (at most 8 passes).
+
+    Raises FixError, and returns nothing to write, if a pass yields code that
+    does not parse: the caller leaves the file untouched.
+    """
+    rule_classes = selected_rules(select, ignore)
+    allowed = {SAFE, UNSAFE} if unsafe_fixes else {SAFE}
+    applied = 0
+    try:
+        module = parse(source)
+    except (cst.ParserSyntaxError, RecursionError) as error:
+        return FixResult(source, 0, 0, [syntax_error(path, error)])
+    passes = 0
+    while True:
+        diagnostics = lint_module(module, path, rule_classes)
+        if noqa:
+            table = _noqa_codes(source)
+            diagnostics = [d for d in diagnostics if not _suppressed(d, table)]
+        hidden = 0 if unsafe_fixes else sum(d.fix_safety == UNSAFE for d in diagnostics)
+        fixes = [d.fix for d in diagnostics if d.fix_safety in allowed]
+        if not fixes or passes == MAX_FIX_PASSES:
+            return FixResult(source, applied, passes, diagnostics, hidden, converged=not fixes)
+        fixed, count = _apply(module, fixes)
+        new_source = fixed.code
+        if new_source == source:
+            return FixResult(source, applied, passes, diagnostics, hidden)
+        try:
+            module = parse(new_source)
+        except (cst.ParserSyntaxError, RecursionError) as error:
+            raise FixError(f"{path}: fixing produced code that does not parse ({error}); "
+                           "file left unchanged") from error
+        applied += count
+        source = new_source
+        passes += 1
+
+
+def lint_paths(paths, select=None, ignore=None, exclude=()):
+    """Lint files and directories; see ``files.iter_python_files``."""
+    from .files import iter_python_files, read_source
+
+    for path in iter_python_files(paths, exclude):
+        try:
+            text = read_source(path).text
+        except OSError as error:  # includes decoding problems, see files.read_source
+            yield path, [Diagnostic(str(path), 1, 0, PARSE_ERROR, str(error), "error", 1, 0)]
+            continue
+        yield path, lint_source(text, str(path), select, ignore)

@@ -1,0 +1,107 @@
+"""Finding, reading and atomically rewriting Python files."""
+from __future__ import annotations
+
+import fnmatch
+import io
+import os
+import tempfile
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+SKIP_DIRS = {
+    ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "__pycache__",
+    "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    "site-packages",
+}
+SUFFIXES = (".py", ".pyi")
+
+
+class SourceError(OSError):
+    """A file that cannot be read as Python source (message says why)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    text: str  # decoded, without a BOM
+    encoding: str  # "utf-8-sig" when the file starts with a BOM
+
+
+def excluded(path: Path, patterns: Sequence[str]) -> bool:
+    text = path.as_posix()
+    return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(path.name, p)
+               or fnmatch.fnmatch(text, f"*/{p}") for p in patterns)
+
+
+def _is_virtualenv(directory: str) -> bool:
+    return os.path.exists(os.path.join(directory, "pyvenv.cfg"))
+
+
+def iter_python_files(paths: Iterable[str], exclude: Sequence[str] = ()) -> Iterator[Path]:
+    """Files named on the command line, and *.py files below directories, sorted.
+
+    Raises FileNotFoundError for a path that does not exist.
+    """
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists() and not path.is_symlink():
+            raise FileNotFoundError(f"{raw}: no such file or directory")
+        if not path.is_dir():
+            if not excluded(path, exclude):
+                yield path
+            continue
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
+                             and not _is_virtualenv(os.path.join(root, d))
+                             and not excluded(Path(root, d), exclude))
+            for name in sorted(files):
+                candidate = Path(root, name)
+                if name.endswith(SUFFIXES) and not excluded(candidate, exclude):
+                    yield candidate
+
+
+def decode(data: bytes, name: str = "<bytes>") -> Source:
+    """Decode like Python does: a BOM, else a PEP 263 coding cookie, else UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+        raise SourceError(f"{name}: cannot decode as Python source: {error}") from None
+    if encoding == "utf-8-sig" and text.startswith("\ufeff"):
+        text = text[1:]
+    return Source(text, encoding)
+
+
+def read_source(path: Path) -> Source:
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise SourceError(f"{path}: is a directory") from None
+    except OSError as error:
+        raise SourceError(f"{path}: cannot read: {error.strerror or error}") from None
+    if b"\0" in data:
+        raise SourceError(f"{path}: binary file (contains NUL bytes), not Python source")
+    return decode(data, str(path))
+
+
+def write_atomic(path: Path, text: str, encoding: str) -> None:
+    """Replace ``path``'s content via a temp file and rename; keep its mode.
+
+    A symlink is written through to its target, so the link stays a link.
+    """
+    target = Path(os.path.realpath(path))
+    data = text.encode(encoding)
+    mode = target.stat().st_mode
+    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temp, mode & 0o7777)
+        os.replace(temp, target)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise

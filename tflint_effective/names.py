@@ -1,0 +1,321 @@
+"""Resolve names to qualified TensorFlow names, cheaply.
+
+A pre-pass walks only the *statements* of a module (expressions are not
+entered) and records, per scope, every binding of every name: an import, an
+assignment (kept with its value, so ``nn = tf.nn`` is an alias), ``None`` or
+something else.  A name resolves to a qualified name only when all of its
+bindings in the scope that owns it agree; anything else is unknown, and unknown
+means "not TensorFlow" (the linter stays silent).
+
+This is several times cheaper than libcst's ScopeProvider and
+QualifiedNameProvider, which the engine cannot afford on every file.
+
+Known blind spots: names bound by ``from tensorflow import *``, by walrus
+expressions, or by ``match`` captures are not tracked (star imports make every
+unbound name unknown, so nothing is flagged through them).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Union
+
+import libcst as cst
+
+# Modules that re-export TensorFlow under another name.
+SHIMS = {
+    "keras.src.utils.module_utils.tensorflow": "tensorflow",
+}
+
+
+class _Other:
+    """A binding whose value we do not know (parameter, loop target, ...)."""
+
+    def __repr__(self):
+        return "OTHER"
+
+
+OTHER = _Other()
+
+
+@dataclass(frozen=True)
+class Import:
+    qualname: str
+
+
+@dataclass(frozen=True)
+class Assigned:
+    """``name = value`` with a single plain-name target."""
+
+    value: cst.BaseExpression
+    scope: "Scope"
+
+
+@dataclass(frozen=True)
+class NoneValue:
+    """``name = None``: irrelevant when the name is used as ``name.attr``."""
+
+
+Binding = Union[Import, Assigned, NoneValue, _Other]
+
+FUNCTION_LIKE = (cst.FunctionDef, cst.Lambda)
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+@dataclass(eq=False)
+class Scope:
+    node: cst.CSTNode
+    parent: Optional["Scope"]
+    bindings: Dict[str, List[Binding]] = field(default_factory=dict)
+    global_names: set = field(default_factory=set)
+    star_import: bool = False
+
+    @property
+    def is_class(self) -> bool:
+        return isinstance(self.node, cst.ClassDef)
+
+    def module(self) -> "Scope":
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def bind(self, name: str, binding: Binding) -> None:
+        owner = self.module() if name in self.global_names else self
+        owner.bindings.setdefault(name, []).append(binding)
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a chain of names and attributes, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
+def _module_name(node: cst.ImportFrom) -> Optional[str]:
+    if node.relative or node.module is None:
+        return None
+    return dotted(node.module)
+
+
+class ScopeTable:
+    """Scopes of one module, built by walking its statements once."""
+
+    def __init__(self, module: cst.Module):
+        self.scopes: Dict[cst.CSTNode, Scope] = {}
+        self.root = self._new(module, None)
+        self._walk(module.body, self.root)
+
+    def _new(self, node, parent) -> Scope:
+        scope = Scope(node, parent)
+        self.scopes[node] = scope
+        return scope
+
+    def scope_for(self, node: cst.CSTNode, parent: Scope) -> Scope:
+        """The scope a def/class/lambda/comprehension node opens."""
+        scope = self.scopes.get(node)
+        if scope is None:  # lambdas and comprehensions are made on demand
+            scope = self._new(node, parent)
+            if isinstance(node, cst.Lambda):
+                self._bind_params(node.params, scope)
+            else:
+                comp = node.for_in
+                while comp is not None:
+                    self._bind_target(comp.target, scope, None)
+                    comp = comp.inner_for_in
+        return scope
+
+    # -- statement walk ---------------------------------------------------
+    def _walk(self, body, scope: Scope) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    self._small(small, scope)
+            else:
+                self._compound(stmt, scope)
+
+    def _block(self, block, scope: Scope) -> None:
+        if block is None:
+            return
+        if isinstance(block, cst.SimpleStatementSuite):
+            for small in block.body:
+                self._small(small, scope)
+        else:
+            self._walk(block.body, scope)
+
+    def _small(self, node, scope: Scope) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                name = dotted(alias.name)
+                if alias.asname is not None:
+                    scope.bind(alias.asname.name.value, Import(SHIMS.get(name, name)))
+                else:
+                    top = name.split(".")[0]
+                    scope.bind(top, Import(top))
+        elif isinstance(node, cst.ImportFrom):
+            module = _module_name(node)
+            if isinstance(node.names, cst.ImportStar):
+                scope.star_import = True
+                return
+            for alias in node.names:
+                local = alias.asname.name.value if alias.asname else alias.name.value
+                if module is None:
+                    scope.bind(local, OTHER)
+                else:
+                    qual = f"{module}.{dotted(alias.name)}"
+                    scope.bind(local, Import(SHIMS.get(qual, qual)))
+        elif isinstance(node, cst.Assign):
+            single = node.value if len(node.targets) == 1 else None
+            for target in node.targets:
+                self._bind_target(target.target, scope, single)
+        elif isinstance(node, cst.AnnAssign):
+            self._bind_target(node.target, scope, node.value)
+        elif isinstance(node, cst.AugAssign):
+            self._bind_target(node.target, scope, None)
+        elif isinstance(node, cst.Global):
+            scope.global_names.update(n.name.value for n in node.names)
+        elif isinstance(node, cst.Nonlocal) and scope.parent is not None:
+            for n in node.names:
+                scope.parent.bind(n.name.value, OTHER)
+
+    def _compound(self, node, scope: Scope) -> None:
+        if isinstance(node, cst.FunctionDef):
+            scope.bind(node.name.value, OTHER)
+            inner = self._new(node, scope)
+            self._bind_params(node.params, inner)
+            self._block(node.body, inner)
+            return
+        if isinstance(node, cst.ClassDef):
+            scope.bind(node.name.value, OTHER)
+            self._block(node.body, self._new(node, scope))
+            return
+        if isinstance(node, cst.For):
+            self._bind_target(node.target, scope, None)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                if item.asname is not None:
+                    self._bind_target(item.asname.name, scope, None)
+        elif isinstance(node, (cst.Try, cst.TryStar)):
+            for handler in node.handlers:
+                if handler.name is not None:
+                    self._bind_target(handler.name.name, scope, None)
+                self._block(handler.body, scope)
+        elif isinstance(node, cst.Match):
+            for case in node.cases:
+                self._block(case.body, scope)
+        self._block(getattr(node, "body", None), scope)
+        orelse = getattr(node, "orelse", None)
+        while orelse is not None:  # if / elif / else chains, loop and try else
+            self._block(orelse.body, scope)
+            orelse = getattr(orelse, "orelse", None)
+        final = getattr(node, "finalbody", None)
+        if final is not None:
+            self._block(final.body, scope)
+
+    def _bind_params(self, params: cst.Parameters, scope: Scope) -> None:
+        for group in (params.posonly_params, params.params, params.kwonly_params):
+            for param in group:
+                scope.bind(param.name.value, OTHER)
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.bind(star.name.value, OTHER)
+
+    def _bind_target(self, target, scope: Scope, value) -> None:
+        if isinstance(target, cst.Name):
+            if value is None:
+                scope.bind(target.value, OTHER)
+            elif isinstance(value, cst.Name) and value.value == "None":
+                scope.bind(target.value, NoneValue())
+            else:
+                scope.bind(target.value, Assigned(value, scope))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value, scope, None)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, scope, None)
+        # attributes and subscripts bind no name
+
+
+class Resolver:
+    """Answers "what does this expression name?" within a scope."""
+
+    def __init__(self, table: ScopeTable):
+        self.table = table
+        self._busy: set = set()
+
+    def owner(self, name: str, scope: Scope) -> Optional[Scope]:
+        """The scope whose binding of ``name`` is seen from ``scope``."""
+        innermost = True
+        while scope is not None:
+            if name in scope.global_names:
+                scope = scope.module()
+            if not (scope.is_class and not innermost) and name in scope.bindings:
+                return scope
+            innermost = False
+            scope = scope.parent
+        return None
+
+    def bindings(self, name: str, scope: Scope) -> Optional[List[Binding]]:
+        owner = self.owner(name, scope)
+        return None if owner is None else owner.bindings[name]
+
+    def qualname(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        """The qualified name of a name or attribute chain, if certain."""
+        if isinstance(node, cst.Attribute):
+            base = self.qualname(node.value, scope)
+            return None if base is None else f"{base}.{node.attr.value}"
+        if not isinstance(node, cst.Name):
+            return None
+        bindings = self.bindings(node.value, scope)
+        if bindings is None:
+            return None
+        found = set()
+        for binding in bindings:
+            if isinstance(binding, NoneValue):
+                continue
+            if isinstance(binding, Import):
+                found.add(binding.qualname)
+            elif isinstance(binding, Assigned):
+                found.add(self._alias(binding))
+            else:
+                return None
+        if len(found) != 1:
+            return None
+        return found.pop()
+
+    def _alias(self, binding: Assigned) -> Optional[str]:
+        key = id(binding)
+        if key in self._busy:  # e.g. ``tf = tf.compat.v1`` refers to itself
+            return None
+        self._busy.add(key)
+        try:
+            return self.qualname(binding.value, binding.scope)
+        finally:
+            self._busy.discard(key)
+
+
+@dataclass(frozen=True)
+class TFName:
+    """A TensorFlow API name with the ``tensorflow.`` and compat prefix removed."""
+
+    path: str  # e.g. "math.reduce_sum", "nn.softmax", "Print"
+    compat: Optional[str]  # "v1", "v2" or None
+
+    @property
+    def leaf(self) -> str:
+        return self.path.rsplit(".", 1)[-1]
+
+
+def tf_name(qualname: Optional[str]) -> Optional[TFName]:
+    if qualname is None or not (qualname == "tensorflow" or qualname.startswith("tensorflow.")):
+        return None
+    path = qualname[len("tensorflow."):] if qualname != "tensorflow" else ""
+    compat = None
+    for version in ("v1", "v2"):
+        prefix = f"compat.{version}"
+        if path == prefix or path.startswith(prefix + "."):
+            compat, path = version, path[len(prefix) + 1:]
+            break
+    return TFName(path, compat)

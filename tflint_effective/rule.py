@@ -1,0 +1,153 @@
+"""The Rule base class every rule module subclasses.
+
+A rule is a libcst ``BatchableCSTVisitor``: the engine runs all rules in one
+traversal and gives each a ``Context`` (names, scopes, semantic model).  A rule
+calls ``self.report(node, ...)``; severity is looked up from ``SEVERITY`` for the
+execution mode of the reported code, which the engine settles after the whole
+module has been seen (a ``Session()`` at the bottom makes the top graph-mode).
+"""
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, ClassVar, Dict, Mapping, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Context
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITY_RANK = {INFO: 0, WARNING: 1, ERROR: 2}
+MODES = ("G", "F", "F0", "E")
+MODE_NAMES = {
+    "G": "TF1 graph",
+    "F": "tf.function",
+    "F0": "tf.function(autograph=False)",
+    "E": "TF2 eager",
+}
+
+# Fix safety levels (ruff's vocabulary).
+SAFE, UNSAFE, DISPLAY_ONLY = "safe", "unsafe", "display-only"
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Replace ``target`` (default: the reported node) with ``replacement``.
+
+    ``imports`` are ``(module, name)`` pairs the replacement needs.
+    """
+
+    replacement: cst.CSTNode
+    target: Optional[cst.CSTNode] = None
+    safety: str = SAFE
+    imports: Tuple[Tuple[str, str], ...] = ()
+
+
+@dataclass
+class Report:
+    rule: "Rule"
+    node: cst.CSTNode
+    message: str
+    fix: Optional[Fix]
+    severity: Union[str, Mapping[str, Optional[str]], None]
+    mode: Callable[[], str]  # settled after the traversal
+
+
+class Rule(cst.BatchableCSTVisitor):
+    """Base class. Subclasses set the class attributes below and visit nodes."""
+
+    CODE: ClassVar[str] = ""
+    MESSAGE: ClassVar[str] = ""
+    # One severity for every mode, or a mapping mode -> severity (None: off).
+    SEVERITY: ClassVar[Union[str, Mapping[str, Optional[str]]]] = WARNING
+    FIX_SAFETY: ClassVar[str] = DISPLAY_ONLY
+    BAD: ClassVar[str] = ""
+    GOOD: ClassVar[str] = ""
+
+    _method_names: ClassVar[Dict[type, Tuple[str, ...]]] = {}
+
+    def __init__(self, context: "Context", sink: Callable[[Report], None]):
+        super().__init__()
+        self.context = context
+        self._sink = sink
+
+    # -- metadata ---------------------------------------------------------
+    @classmethod
+    def name(cls) -> str:
+        """The rule's name: its module's, which names the bad pattern."""
+        return cls.__module__.rsplit(".", 1)[-1]
+
+    @classmethod
+    def doc(cls) -> str:
+        return textwrap.dedent(cls.__doc__ or "").strip()
+
+    @classmethod
+    def summary(cls) -> str:
+        return cls.doc().splitlines()[0] if cls.__doc__ else cls.MESSAGE
+
+    @classmethod
+    def severity_in(cls, mode: str) -> Optional[str]:
+        if isinstance(cls.SEVERITY, str):
+            return cls.SEVERITY
+        return cls.SEVERITY.get(mode)
+
+    @classmethod
+    def default_severity(cls) -> str:
+        levels = [cls.severity_in(m) for m in MODES]
+        return max((s for s in levels if s), key=SEVERITY_RANK.get, default=INFO)
+
+    @classmethod
+    def fixable(cls) -> bool:
+        return cls.FIX_SAFETY in (SAFE, UNSAFE)
+
+    def get_visitors(self):
+        """Like libcst's, but the introspection is done once per class."""
+        cls = type(self)
+        names = Rule._method_names.get(cls)
+        if names is None:
+            names = tuple(name for name, _ in super().get_visitors().items())
+            Rule._method_names[cls] = names
+        return {name: getattr(self, name) for name in names}
+
+    # -- reporting --------------------------------------------------------
+    def report(
+        self,
+        node: cst.CSTNode,
+        message: Optional[str] = None,
+        *,
+        fix: Union[Fix, cst.CSTNode, None] = None,
+        severity: Union[str, Mapping[str, Optional[str]], None] = None,
+    ) -> None:
+        """Report ``node``; ``fix`` may be a bare replacement node (safe)."""
+        if fix is not None and not isinstance(fix, Fix):
+            fix = Fix(fix)
+        if fix is not None and fix.target is None:
+            fix = dataclasses.replace(fix, target=node)
+        self._sink(
+            Report(self, node, message or self.MESSAGE, fix,
+                   severity if severity is not None else self.SEVERITY,
+                   self.context.mode_thunk(node))
+        )
+
+
+def call_arg(call: cst.Call, position: Optional[int], keyword: str) -> Optional[cst.Arg]:
+    """The argument bound to a parameter, by keyword or by plain position."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    if position is not None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) > position:
+            return positional[position]
+    return None
+
+
+def has_star_args(call: cst.Call) -> bool:
+    """``f(*args)`` or ``f(**kwargs)``: which parameters get bound is unknown."""
+    return any(arg.star for arg in call.args)
+
+
+def arg_names(call: cst.Call) -> Sequence[str]:
+    return [a.keyword.value for a in call.args if a.keyword is not None]

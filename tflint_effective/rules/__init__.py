@@ -1,0 +1,1 @@
+"""One module per rule, named after the bad pattern; found by walking this package."""

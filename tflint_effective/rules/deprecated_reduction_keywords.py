@@ -1,0 +1,66 @@
+"""Deprecated TF1 keywords `reduction_indices=` / `keep_dims=` (and friends).
+
+Why: TF 1.5 renamed these keywords to ``axis`` and ``keepdims``.  The old
+names print deprecation warnings under ``tf.compat.v1`` and are a
+``TypeError`` in the TF2 API, so code that still uses them cannot move to
+TF2.  The new names mean exactly the same thing in both APIs.
+
+Fix safety: safe.  Only the keyword is renamed; the value, the other
+arguments, comments and formatting are kept.  No fix is offered when the call
+already passes the new keyword too (TensorFlow rejects both at once; which one
+was meant needs a human).
+
+Known problems: keywords passed through ``**kwargs`` are not seen.
+"""
+import libcst as cst
+
+from ..rule import SAFE, WARNING, Rule
+
+REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+              "reduce_any", "reduce_all", "reduce_logsumexp", "count_nonzero")
+BOTH = {"reduction_indices": "axis", "keep_dims": "keepdims"}
+# The functions (v1 API) that accept the old keywords, and what each renames.
+RENAMES = {
+    **{name: BOTH for name in REDUCTIONS},
+    **{f"math.{name}": BOTH for name in REDUCTIONS},
+    "reduce_join": BOTH,
+    "strings.reduce_join": BOTH,
+    "norm": {"keep_dims": "keepdims"},
+    "linalg.norm": {"keep_dims": "keepdims"},
+    "sparse.reduce_sum": {"keep_dims": "keepdims", "reduction_axes": "axis"},
+    "sparse.reduce_max": {"keep_dims": "keepdims", "reduction_axes": "axis"},
+    "sparse_reduce_sum": {"keep_dims": "keepdims", "reduction_axes": "axis"},
+    "sparse_reduce_max": {"keep_dims": "keepdims", "reduction_axes": "axis"},
+}
+
+
+class DeprecatedReductionKeywords(Rule):
+    """TF1 keyword names (`reduction_indices`, `keep_dims`) that TF2 rejects."""
+
+    CODE = "TFE102"
+    MESSAGE = "`{old}=` is deprecated (a TypeError in TF2); use `{new}=`"
+    SEVERITY = WARNING
+    FIX_SAFETY = SAFE
+    BAD = """
+        mean = tf.reduce_mean(x, reduction_indices=[1], keep_dims=True)
+    """
+    GOOD = """
+        mean = tf.reduce_mean(x, axis=[1], keepdims=True)
+    """
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.context.tf_call(node)
+        renames = RENAMES.get(name.path) if name is not None else None
+        if not renames:
+            return
+        given = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+        for arg in node.args:
+            old = arg.keyword.value if arg.keyword is not None else None
+            new = renames.get(old)
+            if new is None:
+                continue
+            message = self.MESSAGE.format(old=old, new=new)
+            if new in given:
+                self.report(arg, message + " (the call passes both; keep one)")
+            else:
+                self.report(arg, message, fix=arg.with_changes(keyword=cst.Name(new)))
