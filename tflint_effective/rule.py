@@ -9,6 +9,7 @@ module has been seen (a ``Session()`` at the bottom makes the top graph-mode).
 from __future__ import annotations
 
 import dataclasses
+import sys
 import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar, Dict, Mapping, Optional, Sequence, Tuple, Union
@@ -81,11 +82,13 @@ class Rule(cst.BatchableCSTVisitor):
 
     @classmethod
     def doc(cls) -> str:
-        return textwrap.dedent(cls.__doc__ or "").strip()
+        """The rule module's docstring: title, Why, Fix safety, Known problems."""
+        return textwrap.dedent(sys.modules[cls.__module__].__doc__ or "").strip()
 
     @classmethod
     def summary(cls) -> str:
-        return cls.doc().splitlines()[0] if cls.__doc__ else cls.MESSAGE
+        """The class docstring: one line."""
+        return " ".join((cls.__doc__ or cls.MESSAGE).split())
 
     @classmethod
     def severity_in(cls, mode: str) -> Optional[str]:
