@@ -1,1 +1,20 @@
-"""Corrected TensorFlow ops (work in progress)."""
+"""Corrected TensorFlow ops that the lint rules and their fixes point to.
+
+Each op names, in its docstring, the rule (TFE...) that recommends it.  They
+work in eager mode, inside tf.function and in TF1 graph mode, and check their
+arguments before TensorFlow does.  This is the only part of the package that
+imports TensorFlow; ``import tflint_effective`` does not load it.
+"""
+from .control import with_assertions
+from .devices import make_parallel, tower_gradients
+from .layers import Merge, leaky_relu, merge
+from .numerics import gaussian_kl, log_softmax, softmax, softmax_cross_entropy, softmax_entropy
+from .shapes import (assert_same_rank, batch_gather, get_shape, reduce_max, reduce_mean, reduce_min,
+                     reduce_sum, reshape)
+
+__all__ = [
+    "softmax", "log_softmax", "softmax_cross_entropy", "softmax_entropy", "gaussian_kl",
+    "get_shape", "reshape", "batch_gather", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
+    "assert_same_rank", "with_assertions", "Merge", "merge", "leaky_relu",
+    "make_parallel", "tower_gradients",
+]
