@@ -15,7 +15,7 @@ def get_shape(tensor):
     ``axis``: read the dimensions and reshape explicitly).  The rank must be
     known statically.
     """
-    tensor = tf.convert_to_tensor(tensor)
+    tensor = _arguments.as_tensor(tensor)
     if tensor.shape.rank is None:
         raise ValueError("get_shape: the rank of the tensor is unknown; give it a static rank "
                          "(e.g. with tensor.set_shape or ensure_shape)")
@@ -57,8 +57,8 @@ def batch_gather(tensor, indices):
     loop).  Delegates to ``tf.gather(..., batch_dims=1)`` after checking
     that the batch sizes agree and the indices are integers.
     """
-    tensor = tf.convert_to_tensor(tensor)
-    indices = tf.convert_to_tensor(indices)
+    tensor = _arguments.as_tensor(tensor)
+    indices = _arguments.as_tensor(indices)
     if indices.dtype not in (tf.int32, tf.int64):
         raise TypeError(f"batch_gather: indices must be int32 or int64, got {indices.dtype.name}")
     if tensor.shape.rank is not None and tensor.shape.rank < 2:
@@ -71,7 +71,7 @@ def batch_gather(tensor, indices):
 
 
 def _reduce(op, reduction, x, axis, keepdims, name):
-    x = tf.convert_to_tensor(x)
+    x = _arguments.as_tensor(x)
     return reduction(x, axis=_arguments.axes(op, axis, x.shape.rank), keepdims=keepdims, name=name)
 
 
@@ -102,7 +102,7 @@ def assert_same_rank(*tensors):
     to a 2x2 matrix.  Static ranks are compared at once (ValueError); where
     a rank is unknown, a runtime assertion is tied to every returned tensor.
     """
-    tensors = [tf.convert_to_tensor(t) for t in tensors]
+    tensors = [_arguments.as_tensor(t) for t in tensors]
     ranks = [t.shape.rank for t in tensors]
     known = {r for r in ranks if r is not None}
     if len(known) > 1:
