@@ -44,6 +44,8 @@ def close():
 
 @pytest.fixture
 def run(tf, mode, device):
+    want = tf.DeviceSpec.from_string(device)
+
     def run(fn, *arrays, dtype="float64", cotangent=None, static=True):
         def cast(a):
             a = np.asarray(a)
@@ -59,19 +61,22 @@ def run(tf, mode, device):
                 loss = tf.reduce_sum(y * tf.cast(cotangent, y.dtype))
             return y, tape.gradient(loss, floats)
 
-        with tf.device(device):
-            if mode == "eager":
-                return _numpy(body(*map(cast, arrays)))
-            if mode == "function":
+        if mode in ("eager", "function"):
+            with tf.device(device):
                 specs = None if static else [tf.TensorSpec(None, cast(a).dtype) for a in arrays]
-                return _numpy(tf.function(body, input_signature=specs)(*map(cast, arrays)))
-            with tf.Graph().as_default():
-                xs = [cast(a) for a in arrays]
-                if not static:
-                    xs = [tf.compat.v1.placeholder_with_default(x, shape=None) for x in xs]
-                out = body(*xs)
-                with tf.compat.v1.Session() as session:
-                    return _numpy(session.run(out))
+                call = body if mode == "eager" else tf.function(body, input_signature=specs)
+                out = call(*map(cast, arrays))
+            placed = tf.DeviceSpec.from_string(tf.nest.flatten(out)[0].device)
+            assert (placed.device_type, placed.device_index) == (want.device_type, want.device_index)
+            return _numpy(out)
+        with tf.Graph().as_default(), tf.device(device):  # a graph has its own device stack
+            xs = [cast(a) for a in arrays]
+            if not static:
+                xs = [tf.compat.v1.placeholder_with_default(x, shape=None) for x in xs]
+            out = body(*xs)
+            assert all(t.op.device == device for t in tf.nest.flatten(out))
+            with tf.compat.v1.Session() as session:
+                return _numpy(session.run(out))
     return run
 
 

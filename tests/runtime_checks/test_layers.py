@@ -13,7 +13,7 @@ def rc(tf):
     return runtime_checks
 
 
-def merge_in_mode(tf, rc, mode, dtype, a, b, cotangent):
+def merge_in_mode(tf, rc, mode, device, dtype, a, b, cotangent):
     """Return (output, [grad a, grad b], [kernel values]) of one Merge layer."""
     def run(layer, a, b):
         with tf.GradientTape() as tape:
@@ -22,14 +22,15 @@ def merge_in_mode(tf, rc, mode, dtype, a, b, cotangent):
             loss = tf.reduce_sum(out * tf.cast(cotangent, dtype))
         return out, tape.gradient(loss, [a, b]), [k.read_value() for k in layer.kernels]
 
-    inputs = [tf.cast(v, dtype) for v in (a, b)] if mode != "graph" else None
     if mode == "eager":
-        return _numpy(run(rc.Merge(6), *inputs))
+        with tf.device(device):
+            return _numpy(run(rc.Merge(6), tf.cast(a, dtype), tf.cast(b, dtype)))
     if mode == "function":
-        layer = rc.Merge(6)
-        return _numpy(tf.function(run)(layer, *inputs))
-    with tf.Graph().as_default():
+        with tf.device(device):
+            return _numpy(tf.function(run)(rc.Merge(6), tf.cast(a, dtype), tf.cast(b, dtype)))
+    with tf.Graph().as_default(), tf.device(device):
         result = run(rc.Merge(6), tf.cast(a, dtype), tf.cast(b, dtype))
+        assert result[0].op.device == device
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.global_variables_initializer())
             return _numpy(session.run(result))
@@ -44,8 +45,7 @@ def _numpy(structure):
 def test_merge_equals_tile_concat_dense(rc, tf, mode, device, dtype, rounded, close):
     a, b = rounded(A, dtype), rounded(B, dtype)
     w = rounded(RNG.normal(size=(3, 4, 6)), dtype)
-    with tf.device(device):
-        out, (grad_a, grad_b), (k0, k1) = merge_in_mode(tf, rc, mode, dtype, A, B, w)
+    out, (grad_a, grad_b), (k0, k1) = merge_in_mode(tf, rc, mode, device, dtype, A, B, w)
     # The tile + concat + dense form it replaces, in float64 (bias starts at zero).
     tiled = np.concatenate([np.broadcast_to(a, (3, 4, 2)), np.broadcast_to(b, (3, 4, 5))], axis=-1)
     pre = tiled @ np.concatenate([k0, k1])

@@ -41,13 +41,11 @@ def tower_gradients(loss_fn, variables, devices, **inputs):
             if tf.compat.v1.executing_eagerly_outside_functions():
                 with tf.GradientTape(watch_accessed_variables=False) as tape:
                     tape.watch(variables)
-                    loss = loss_fn(**split)
+                    loss = _scalar(loss_fn(**split))
                 grads = tape.gradient(loss, variables)
             else:
-                loss = loss_fn(**split)
+                loss = _scalar(loss_fn(**split))
                 grads = tf.compat.v1.gradients(loss, variables, colocate_gradients_with_ops=True)
-        if loss.shape.rank != 0:
-            raise ValueError(f"tower_gradients: loss_fn must return a scalar, got shape {loss.shape}")
         losses.append(loss)
         tower_grads.append(grads)
     return tf.add_n(losses) / len(losses), [_mean(g) for g in zip(*tower_grads)]
@@ -76,6 +74,13 @@ def _tower_scope(index, device):
             scopes.enter_context(tf.compat.v1.variable_scope(
                 tf.compat.v1.get_variable_scope(), reuse=tf.compat.v1.AUTO_REUSE))
         yield
+
+
+def _scalar(loss):
+    loss = tf.convert_to_tensor(loss)
+    if loss.shape.rank != 0:
+        raise ValueError(f"tower_gradients: loss_fn must return a scalar, got shape {loss.shape}")
+    return loss
 
 
 def _check_batch(op, inputs, count):
