@@ -1,0 +1,250 @@
+"""The semantic model: snippet -> mode of each ``probe(...)`` call, snippet -> tensor-ness of its argument."""
+import textwrap
+
+import libcst as cst
+import pytest
+
+from tflint_effective.engine import analyse
+from tflint_effective.rule import MODES, Rule
+
+
+class Probe(Rule):
+    """Reports every ``probe(expr)`` call; its settled severity is the mode, and it records
+    what the semantic model said about ``expr`` at that point."""
+
+    CODE = "TFE999"
+    SEVERITY = {mode: mode for mode in MODES}
+    seen = []
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Name) and node.func.value == "probe":
+            argument = node.args[0].value
+            Probe.seen.append((self.context.is_tensor(argument),
+                               self.context.semantics.is_scalar(argument)))
+            self.report(node)
+
+
+def probe(source):
+    """(modes, tensor-ness, scalar-ness) of the probes, in source order."""
+    Probe.seen = []
+    settled = analyse(cst.parse_module(textwrap.dedent(source)), "<probe>", [Probe])
+    return [severity for _, severity in settled], [t for t, _ in Probe.seen], [s for _, s in Probe.seen]
+
+
+def modes(source):
+    return probe(source)[0]
+
+
+def tensors(source):
+    return probe(source)[1]
+
+
+TF = "import tensorflow as tf\n"
+V1 = "import tensorflow.compat.v1 as tf\n"
+
+MODE_CASES = [
+    # module-level signals
+    (TF + "probe(1)\n", ["E"]),
+    (V1 + "probe(1)\n", ["G"]),
+    ("from tensorflow.compat import v1 as tf\nprobe(1)\n", ["G"]),
+    ("import tensorflow.compat.v1 as tf1\nprobe(1)\n", ["G"]),
+    # a second, plain import makes the v1 alias a side door, not the main API
+    (TF + "import tensorflow.compat.v1 as tf1\nprobe(tf1.log(2.0))\n", ["E"]),
+    (TF + "probe(1)\nsess = tf.compat.v1.Session()\n", ["G"]),
+    (TF + "tf.compat.v1.disable_eager_execution()\nprobe(1)\n", ["G"]),
+    (TF + "x = tf.compat.v1.placeholder(tf.float32)\nprobe(x)\n", ["G"]),
+    ("from tensorflow.compat.v1 import placeholder\nx = placeholder('float')\nprobe(x)\n", ["G"]),
+    (TF + "ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)\nprobe(1)\n", ["G"]),
+    (TF + "y = tf.layers.dense(x, 3)\nprobe(1)\n", ["G"]),
+    (TF + "y = tf.contrib.layers.flatten(x)\nprobe(1)\n", ["G"]),
+    (TF + "probe(tf.log(x))\n", ["G"]),
+    (TF + "probe(tf.random_normal([2]))\n", ["G"]),
+    (TF + "opt = tf.train.AdamOptimizer(0.1)\nprobe(1)\n", ["G"]),
+    # TF2 names that share a prefix with TF1 ones stay eager
+    (TF + "ckpt = tf.train.Checkpoint()\nprobe(tf.math.log(x))\n", ["E"]),
+    (TF + "tf.compat.v1.logging.set_verbosity(0)\nprobe(1)\n", ["E"]),
+    (V1 + "tf.enable_eager_execution()\nprobe(1)\n", ["E"]),
+    # graph blocks
+    (TF + "with tf.Graph().as_default():\n    probe(1)\nprobe(2)\n", ["G", "E"]),
+    (TF + "g = tf.Graph()\nwith g.as_default():\n    probe(1)\n", ["G"]),
+    (TF + "def f():\n    with tf.Graph().as_default() as g:\n        probe(1)\n", ["G"]),
+    # tf.function, decorated or called later
+    (TF + "@tf.function\ndef f(x):\n    probe(x)\n", ["F"]),
+    (TF + "@tf.function(jit_compile=True)\ndef f(x):\n    probe(x)\n", ["F"]),
+    (TF + "@tf.function(autograph=False)\ndef f(x):\n    probe(x)\n", ["F0"]),
+    (TF + "def f(x):\n    probe(x)\ng = tf.function(f)\n", ["F"]),
+    (TF + "def f(x):\n    probe(x)\ng = tf.function(f, autograph=False)\n", ["F0"]),
+    (TF + "def f(x):\n    probe(x)\ng = tf.function(func=f)\n", ["F"]),
+    (TF + "g = tf.function(lambda x: probe(x))\nprobe(1)\n", ["F", "E"]),
+    (TF + "def f(x):\n    probe(x)\ng = tf.autograph.to_graph(f)\n", ["F"]),
+    (TF + "def f(x):\n    probe(x)\ng = tf.compat.v1.wrap_function(f, [])\n", ["F0"]),
+    # a nested function inherits; a py_function body runs eagerly
+    (TF + "@tf.function\ndef f(x):\n    def g():\n        probe(x)\n    return g()\n", ["F"]),
+    (TF + "def g(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return tf.py_function(g, [x], tf.float32)\n",
+     ["E"]),
+    (V1 + "@tf.function\ndef f(x):\n    probe(x)\nprobe(1)\n", ["F", "G"]),
+    # the name is resolved in the scope of the call: here the method, not the function
+    (TF + "def f(x):\n    probe(x)\nclass A:\n    def f(self):\n        probe(2)\n    g = tf.function(f)\n",
+     ["E", "F"]),
+    # Keras methods
+    (TF + "class M(tf.keras.Model):\n    def call(self, x):\n        probe(x)\n"
+          "    def helper(self, x):\n        probe(x)\n", ["F", "E"]),
+    (TF + "class L(tf.keras.layers.Layer):\n    def train_step(self, d):\n        probe(d)\n", ["F"]),
+    ("from tensorflow import keras\nclass L(keras.layers.Dense):\n    def call(self, x):\n        probe(x)\n",
+     ["F"]),
+    ("import keras\nclass M(keras.Model):\n    def test_step(self, d):\n        probe(d)\n", ["F"]),
+    ("import tf_keras\nclass M(tf_keras.Model):\n    def call(self, x):\n        probe(x)\n", ["F"]),
+    (TF + "class Base(tf.keras.Model):\n    pass\nclass M(Base):\n    def call(self, x):\n        probe(x)\n",
+     ["F"]),
+    (TF + "class M(tf.keras.Model):\n    @tf.function(autograph=False)\n    def call(self, x):\n"
+          "        probe(x)\n", ["F0"]),
+    ("import mylib\nclass M(mylib.Model):\n    def call(self, x):\n        probe(x)\n", ["E"]),
+    (TF + "class M(tf.Module):\n    def call(self, x):\n        probe(x)\n", ["E"]),
+    # tf.data functions, only on a certain dataset
+    (TF + "ds = tf.data.Dataset.range(4).map(lambda x: probe(x))\n", ["F"]),
+    (TF + "def parse(x):\n    probe(x)\nds = tf.data.TFRecordDataset(files).batch(2)\nds = ds.map(parse)\n",
+     ["F"]),
+    (TF + "ds = tf.data.Dataset.from_tensor_slices(xs)\nds2 = ds.filter(predicate=lambda x: probe(x))\n",
+     ["F"]),
+    (TF + "ds = load()\nds = ds.map(lambda x: probe(x))\n", ["E"]),
+    (TF + "ds = tf.data.Dataset.range(4) if c else [1]\nds.map(lambda x: probe(x))\n", ["E"]),
+]
+
+
+@pytest.mark.parametrize("source, expected", MODE_CASES)
+def test_mode(source, expected):
+    assert modes(source) == expected
+
+
+TENSOR_CASES = [
+    # results of TensorFlow calls
+    (TF + "probe(tf.ones([2]))\n", [True]),
+    (TF + "probe(tf.math.reduce_sum(x, axis=0))\n", [True]),
+    ("from tensorflow import nn\nprobe(nn.softmax(x))\n", [True]),
+    ("from tensorflow.nn import softmax as sm\nprobe(sm(x))\n", [True]),
+    (V1 + "probe(tf.placeholder(tf.float32))\n", [True]),
+    # not tensors
+    (TF + "probe(tf.device('/cpu:0'))\nprobe(tf.name_scope('a'))\nprobe(tf.TensorShape([2]))\n",
+     [False, False, False]),
+    (TF + "probe(tf.float32)\nprobe(tf.dtypes.as_dtype('float32'))\nprobe(tf.config.list_physical_devices())\n",
+     [False, False, False]),
+    (TF + "x = tf.ones([2])\nprobe(x.shape)\nprobe(x.shape[0])\nprobe(x.numpy())\nprobe(len(x))\n",
+     [False, False, False, False]),
+    (TF + "x = tf.ones([2])\nprobe(tf.get_static_value(x))\nprobe(tf.executing_eagerly())\n", [False, False]),
+    (TF + "x = tf.ones([2])\nprobe(x is None)\nprobe(x is not y)\nprobe(x == 1)\nprobe(x != 1)\n",
+     [False, False, False, False]),
+    (TF + "x = tf.ones([2])\nprobe(not x)\nprobe(x and y)\nprobe(x in y)\nprobe(0 < x < 1)\n",
+     [False, False, False, False]),
+    (TF + "a, b = tf.unstack(x)\nparts = tf.split(x, 2)\nprobe(parts)\nprobe(a)\n", [False, False]),
+    (TF + "probe(tf.debugging.assert_positive(x))\nprobe(tf.assert_equal(x, y))\nprobe(tf.print(x))\n",
+     [False, False, False]),
+    (TF + "probe(tf.Variable(1.0))\nprobe(tf.TensorArray(tf.float32, 2))\nprobe(tf.random.set_seed(1))\n",
+     [False, False, False]),
+    (TF + "probe(tf.sparse.from_dense(x))\nprobe(tf.ragged.constant([[1]]))\nprobe(tf.keras.layers.Dense(2))\n",
+     [False, False, False]),
+    ("import numpy as np\nprobe(np.ones([2]))\nprobe(np.ones([2]) > 0)\n", [False, False]),
+    ("import tensorflow as tf\ntf = object()\nprobe(tf.ones([2]))\n", [False]),
+    # operators on tensors
+    (TF + "x = tf.ones([2])\nprobe(x + 1)\nprobe(2 * x)\nprobe(-x)\nprobe(x[0])\nprobe(x > 0)\nprobe(x @ x)\n",
+     [True, True, True, True, True, True]),
+    (TF + "x = tf.ones([2])\nprobe('%s' % x)\nprobe(x % 2)\nprobe(x if c else None)\nprobe(x if c else x + 1)\n",
+     [False, True, False, True]),
+    (TF + "probe((y := tf.ones([2])))\nprobe(y)\n", [True, False]),  # walrus names: unknown
+    # names, flow-sensitively
+    (TF + "def f():\n    x = None\n    probe(x)\n    x = tf.ones([2])\n    probe(x)\n    x = 3\n    probe(x)\n",
+     [False, True, False]),
+    (TF + "x = tf.ones([2])\nx += 1\nprobe(x)\nx = x.numpy()\nprobe(x)\n", [True, False]),
+    (TF + "a = b = tf.ones([2])\nc, d = tf.ones([2]), None\nprobe(a)\nprobe(b)\nprobe(c)\nprobe(d)\n",
+     [True, True, True, False]),
+    (TF + "x: tf.Tensor = tf.ones([2])\nprobe(x)\ndel x\nprobe(x)\n", [True, False]),
+    # branches merge: a tensor only if a tensor on every path
+    (TF + "def f(c):\n    x = None\n    if c:\n        x = tf.ones([2])\n    probe(x)\n", [False]),
+    (TF + "def f(c):\n    if c:\n        x = tf.ones([2])\n    else:\n        x = tf.zeros([2])\n    probe(x)\n",
+     [True]),
+    (TF + "def f(c, x):\n    if x is None:\n        x = tf.ones([2])\n    probe(x)\n", [False]),
+    (TF + "def f(c):\n    x = tf.ones([2])\n    if c:\n        x = 1\n        probe(x)\n    elif d:\n"
+          "        probe(x)\n    else:\n        x = tf.zeros([2])\n    probe(x)\n", [False, True, False]),
+    (TF + "def f(c):\n    x = None\n    if c:\n        x = tf.ones([2])\n    else:\n        raise ValueError\n"
+          "    probe(x)\n", [True]),
+    (TF + "def f(c):\n    x = tf.ones([2])\n    try:\n        x = None\n        x = tf.zeros([2])\n    except E:\n"
+          "        probe(x)\n    probe(x)\n", [False, False]),
+    (TF + "def f(c):\n    x = tf.ones([2])\n    try:\n        y = 1\n    except E:\n        probe(x)\n"
+          "    else:\n        probe(x)\n    finally:\n        probe(x)\n", [True, True, True]),
+    (TF + "def f(c):\n    x = tf.ones([2])\n    match c:\n        case 1:\n            x = None\n"
+          "        case _:\n            probe(x)\n    probe(x)\n", [True, False]),
+    (TF + "def f():\n    x = tf.ones([2])\n    with tf.device('/cpu:0'):\n        x = x + 1\n    probe(x)\n",
+     [True]),
+    (TF + "def f():\n    x = tf.ones([2])\n    with open(p) as x:\n        probe(x)\n", [False]),
+    # loops: the head sees the value of every iteration
+    (TF + "def f(n):\n    x = tf.ones([2])\n    for i in range(n):\n        probe(x)\n        x = None\n"
+          "    probe(x)\n", [False, False]),
+    (TF + "def f(n):\n    z = tf.zeros([])\n    for i in range(n):\n        probe(z)\n        z += x[i]\n"
+          "    probe(z)\n", [True, True]),
+    (TF + "def f(n):\n    x = tf.ones([2])\n    y = x\n    while probe(y):\n        y = x\n        x = None\n",
+     [False]),
+    (TF + "def f(n):\n    x = tf.ones([2])\n    for i in x:\n        probe(i)\n    else:\n        probe(x)\n",
+     [False, True]),
+    (TF + "def f(n):\n    x = None\n    for i in range(n):\n        x = tf.ones([2])\n        probe(x)\n"
+          "    probe(x)\n", [True, False]),
+    # parameters, closures, globals
+    (TF + "def f(x: tf.Tensor, y, z: tf.Tensor = None):\n    probe(x)\n    probe(y)\n    probe(z)\n",
+     [True, False, False]),
+    (TF + "@tf.function(input_signature=[tf.TensorSpec([None])])\ndef f(x, y=1):\n    probe(x)\n    probe(y)\n",
+     [True, False]),
+    (TF + "class A:\n    @tf.function(input_signature=[tf.TensorSpec([])])\n    def f(self, x):\n"
+          "        probe(self)\n        probe(x)\n", [False, True]),
+    (TF + "x = tf.ones([2])\ndef f():\n    probe(x)\n", [True]),
+    (TF + "x = tf.ones([2])\ndef f():\n    probe(x)\nx = None\n", [False]),
+    (TF + "x = tf.ones([2])\ndef f():\n    global x\n    x = None\nprobe(x)\n", [False]),
+    (TF + "def f():\n    x = tf.ones([2])\n    def g():\n        nonlocal x\n        x = 1\n    probe(x)\n", [False]),
+    (TF + "def f():\n    x = tf.ones([2])\n    g = lambda: probe(x)\n    return [probe(x) for _ in y]\n",
+     [True, True]),
+    (TF + "def f():\n    x = tf.ones([2])\n    return [probe(x) for x in range(3)]\n", [False]),
+    (TF + "class A:\n    x = tf.ones([2])\n    probe(x)\n", [True]),
+    (TF + "def f(self):\n    self.x = tf.ones([2])\n    probe(self.x)\n", [False]),
+]
+
+
+@pytest.mark.parametrize("source, expected", TENSOR_CASES)
+def test_tensor(source, expected):
+    assert tensors(source) == expected
+
+
+SCALAR_CASES = [
+    (TF + "probe(tf.reduce_sum(x))\nprobe(tf.reduce_sum(x, 0))\nprobe(tf.reduce_mean(x, keepdims=True))\n",
+     [True, False, False]),
+    (TF + "probe(tf.reduce_sum(x, axis=None))\nprobe(tf.reduce_any(x, None, keepdims=False))\n", [True, True]),
+    (TF + "probe(tf.constant(3.0))\nprobe(tf.constant([3.0]))\nprobe(tf.constant(-1))\nprobe(tf.constant(True))\n",
+     [True, False, True, True]),
+    (TF + "n = tf.size(x)\nprobe(n > 0)\nprobe(n + 1)\nprobe(n * tf.ones([2]))\nprobe(tf.norm(x))\n",
+     [True, True, False, True]),
+    (TF + "probe(tf.norm(x, 'euclidean', 1))\nprobe(tf.math.reduce_euclidean_norm(x, 1))\n", [False, False]),
+]
+
+
+@pytest.mark.parametrize("source, expected", SCALAR_CASES)
+def test_scalar(source, expected):
+    assert probe(source)[2] == expected
+
+
+def test_tensor_names_need_every_binding_to_agree_across_scopes():
+    source = TF + "def f():\n    x = tf.ones([2])\n    def g():\n        probe(x)\n    x = None\n"
+    assert tensors(source) == [False]
+
+
+def test_mode_is_remembered_for_nodes_reported_after_the_traversal_left_them():
+    source = TF + "with tf.Graph().as_default():\n    late = 1\n"
+
+    class Late(Rule):
+        CODE = "TFE998"
+        SEVERITY = {mode: mode for mode in MODES}
+
+        def visit_Integer(self, node):
+            self.node = node
+            self.context.mode_thunk(node)
+
+        def leave_Module(self, node):
+            self.report(self.node)
+
+    settled = analyse(cst.parse_module(source), "<late>", [Late])
+    assert [severity for _, severity in settled] == ["G"]

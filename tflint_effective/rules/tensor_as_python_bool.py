@@ -1,0 +1,141 @@
+"""A tensor used as a Python bool: `if t:`, `while t:`, `t and u`, `not t`, `assert t`, `bool(t)`.
+
+Why: Python asks the tensor for ``bool(t)``.  A symbolic tensor has no value
+yet, so in TF1 graph mode and in ``tf.function(autograph=False)`` this raises
+``OperatorNotAllowedInGraphError`` (a ``TypeError``).  In eager mode it works
+for scalars only (a vector raises ``ValueError``) and breaks as soon as the code
+moves into a graph.  Inside ``tf.function`` autograph rewrites ``if``,
+``while``, ``x if t else y``, ``and``, ``or`` and ``not`` into ``tf.cond`` /
+``tf.while_loop`` / ``tf.math.logical_*``, which needs a scalar boolean; it
+does not rewrite ``assert``, ``bool()`` or the ``if`` of a comprehension,
+which raise there too (measured on TF 2.21).  Use ``tf.cond`` / ``tf.where``
+/ ``tf.math.logical_and|or|not`` / ``tf.debugging.assert_*``, or ``x is None``
+when a None check was meant.
+
+Severity: error in G and F0; in F error for the forms autograph leaves alone,
+info for a scalar boolean comparison it converts (``if tf.reduce_sum(x) > 0``),
+warning for other operands it converts (a non-boolean or non-scalar tensor
+fails when traced); warning in E.  ``t == u`` is a tensor in E, F and F0 only
+(in TF1 graph mode it compares identities): such tests are not reported in G.
+
+Fix safety: none offered; the replacement depends on what the test meant.
+
+Known problems: only values the semantic model knows to be tensors are seen
+(results of TensorFlow calls and names bound to them); tensors that arrive as
+unannotated parameters or attributes are not.
+"""
+from typing import Iterator, Tuple
+
+import libcst as cst
+
+from ..rule import ERROR, INFO, WARNING, Rule
+
+AUTOGRAPH_CONVERTS = {"G": ERROR, "F0": ERROR, "F": WARNING, "E": WARNING}
+SCALAR_BOOLEAN = {**AUTOGRAPH_CONVERTS, "F": INFO}
+AUTOGRAPH_LEAVES = {**AUTOGRAPH_CONVERTS, "F": ERROR}
+EQUALITY = (cst.Equal, cst.NotEqual)
+ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+BOOLEAN_REDUCTIONS = {"reduce_any", "reduce_all", "math.reduce_any", "math.reduce_all"}
+ALTERNATIVE = {
+    cst.If: "`tf.cond` (or `tf.where` element-wise)", cst.IfExp: "`tf.cond` / `tf.where`",
+    cst.While: "`tf.while_loop`", cst.Assert: "`tf.debugging.assert_*`",
+    cst.CompIf: "`tf.boolean_mask`", cst.BooleanOperation: "`tf.math.logical_and` / `logical_or`",
+    cst.UnaryOperation: "`tf.math.logical_not`", cst.Call: "`tf.cond`",
+}
+TESTED = (cst.If, cst.While, cst.IfExp, cst.Assert, cst.CompIf)
+
+
+class TensorAsPythonBool(Rule):
+    """A tensor's truth value is asked for, which fails in graph mode."""
+
+    CODE = "TFE301"
+    MESSAGE = ("tensor used as a Python bool: raises in graph mode, works only for scalars in eager; "
+               "use {alternative}{none_check}")
+    SEVERITY = AUTOGRAPH_CONVERTS
+    BAD = """
+        if tf.reduce_sum(x) > 0:
+            y = x
+        else:
+            y = -x
+    """
+    GOOD = """
+        y = tf.cond(tf.reduce_sum(x) > 0, lambda: x, lambda: -x)
+    """
+
+    def visit_If(self, node: cst.If) -> None:
+        self._check(node, node.test)
+
+    visit_While = visit_IfExp = visit_Assert = visit_CompIf = visit_If
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self._is_builtin_bool(node):
+            self._check(node, node.args[0].value)
+
+    def _is_builtin_bool(self, node: cst.CSTNode) -> bool:
+        return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "bool"
+                and len(node.args) == 1 and self.context.resolver.owner("bool", self.context.scope) is None)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if not self._inside_truth_test(node):
+            self._check(node, node, whole_tested=False)
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not) and not self._inside_truth_test(node):
+            self._check(node, node, whole_tested=False)
+
+    def _inside_truth_test(self, node: cst.BaseExpression) -> bool:
+        """Part of a larger truth test, which reports it."""
+        parent = self.context.parent
+        if isinstance(parent, cst.BooleanOperation) or (
+                isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)):
+            return True
+        if isinstance(parent, TESTED) and parent.test is node:
+            return True
+        return isinstance(parent, cst.Arg) and self._is_builtin_bool(self.context.ancestors[-3])
+
+    def _check(self, context: cst.CSTNode, test: cst.BaseExpression, whole_tested=True) -> None:
+        for operand, converted_by in _truth_tested(test, whole_tested, context):
+            if self.context.is_tensor(operand):
+                severity = self._severity(operand, converted_by)
+            elif self._is_tensor_equality(operand):
+                severity = {**self._severity(operand, converted_by), "G": None}
+            else:
+                continue
+            none_check = " (or `is None` if a None check was meant)" if isinstance(operand, cst.Name) else ""
+            alternative = ALTERNATIVE[type(converted_by)]
+            self.report(operand, self.MESSAGE.format(alternative=alternative, none_check=none_check),
+                        severity=severity)
+
+    def _severity(self, operand: cst.BaseExpression, converted_by: cst.CSTNode) -> dict:
+        if isinstance(converted_by, (cst.Assert, cst.CompIf, cst.Call)):
+            return AUTOGRAPH_LEAVES
+        return SCALAR_BOOLEAN if self._is_scalar_boolean(operand) else AUTOGRAPH_CONVERTS
+
+    def _is_scalar_boolean(self, expr: cst.BaseExpression) -> bool:
+        semantics = self.context.semantics
+        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            sides = (expr.left, expr.comparisons[0].comparator)
+            return all(semantics.is_scalar(side) or isinstance(side, (cst.Integer, cst.Float))
+                       for side in sides)
+        name = self.context.tf_call(expr)
+        return name is not None and name.path in BOOLEAN_REDUCTIONS and semantics.is_scalar(expr)
+
+    def _is_tensor_equality(self, expr: cst.BaseExpression) -> bool:
+        return (isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1
+                and isinstance(expr.comparisons[0].operator, EQUALITY)
+                and (self.context.is_tensor(expr.left) or self.context.is_tensor(expr.comparisons[0].comparator)))
+
+
+def _truth_tested(expr: cst.BaseExpression, whole_tested: bool,
+                  context: cst.CSTNode) -> Iterator[Tuple[cst.BaseExpression, cst.CSTNode]]:
+    """The operands whose truth value Python asks for, with the construct that asks.
+
+    ``a and b``: ``a`` always, ``b`` only when the whole is tested; ``not a``: ``a``.
+    """
+    if isinstance(expr, cst.BooleanOperation):
+        yield from _truth_tested(expr.left, True, expr if not whole_tested else context)
+        yield from _truth_tested(expr.right, whole_tested, expr if not whole_tested else context)
+    elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        yield from _truth_tested(expr.expression, True, expr if not whole_tested else context)
+    elif whole_tested:
+        yield expr, context
