@@ -75,6 +75,15 @@ def test_softmax_cross_entropy(rc, run, close, rounded, dtype, axis):
     close(grad_labels, -log_p * w_full, dtype)
 
 
+def test_cross_entropy_with_extra_label_dimensions(rc, tf, close):
+    """Labels broadcast with a leading dimension; a positive axis still names the logits' class axis."""
+    labels = np.stack([LABELS, LABELS[::-1]])
+    value = rc.softmax_cross_entropy(labels, LOGITS, axis=1)
+    expected = -(labels * ref_log_softmax(LOGITS, -1)).sum(axis=-1)
+    assert value.shape == (2, 3)
+    close(value, expected, "float64")
+
+
 @pytest.mark.parametrize("axis", [-1, 0, None])
 def test_softmax_entropy(rc, run, close, rounded, dtype, axis):
     x = rounded(LOGITS, dtype)

@@ -1,9 +1,11 @@
 """Corrected TensorFlow ops that the lint rules and their fixes point to.
 
-Each op names, in its docstring, the rule (TFE...) that recommends it.  They
-work in eager mode, inside tf.function and in TF1 graph mode, and check their
-arguments before TensorFlow does.  This is the only part of the package that
-imports TensorFlow; ``import tflint_effective`` does not load it.
+Each op names, in its docstring, the rule (TFE...) that recommends it; rules
+whose cure TensorFlow already ships (TFE404: ``tf.math.log_sigmoid``, TFE405:
+``tf.reduce_logsumexp``) point there instead.  The ops work in eager mode,
+inside tf.function and in TF1 graph mode, and check their arguments before
+TensorFlow does.  This is the only part of the package that imports
+TensorFlow; ``import tflint_effective`` does not load it.
 """
 from .control import with_assertions
 from .devices import make_parallel, tower_gradients

@@ -54,7 +54,11 @@ def softmax_cross_entropy(labels, logits, axis=-1):
     logits = _arguments.floating(op, "logits", logits)
     labels = _arguments.floating(op, "labels", labels, dtype=logits.dtype)
     _arguments.broadcastable(op, labels=labels, logits=logits)
-    return -tf.reduce_sum(labels * _normalise(op, tf.nn.log_softmax, logits, axis), axis=axis)
+    log_p = _normalise(op, tf.nn.log_softmax, logits, axis)
+    rank = logits.shape.rank
+    if axis is not None and rank is not None:  # count from the end: labels may add leading dims
+        axis = _arguments.axis(op, axis, rank) - rank
+    return -tf.reduce_sum(labels * log_p, axis=axis)
 
 
 def softmax_entropy(logits, axis=-1):
