@@ -1,0 +1,75 @@
+import numpy as np
+import pytest
+
+from tfe_testing import FIXTURES, load_module
+from tfe_testing import dedent, findings, fixed
+
+TFE403 = ["TFE402", "TFE403"]
+
+
+@pytest.mark.parametrize("col, source, expected", [
+    (9, "import tensorflow as tf\nloss = -tf.reduce_sum(y * tf.math.log(tf.nn.softmax(z)), axis=-1)\n",
+     "import tensorflow as tf\nloss = -tf.reduce_sum(y * tf.nn.log_softmax(z), axis=-1)\n"),
+    (9, "import tensorflow as tf\nloss = -tf.math.reduce_mean(tf.math.log(tf.nn.softmax(z, 1)) * y, 1)\n",
+     "import tensorflow as tf\nloss = -tf.math.reduce_mean(tf.nn.log_softmax(z, 1) * y, 1)\n"),
+    (8, "import tensorflow.compat.v1 as tf\nloss = tf.reduce_sum(-y * tf.log(tf.nn.softmax(z)), axis=[1])\n",
+     "import tensorflow.compat.v1 as tf\nloss = tf.reduce_sum(-y * tf.nn.log_softmax(z), axis=[1])\n"),
+])
+def test_the_log_factor_becomes_log_softmax(col, source, expected):
+    assert findings(source, TFE403) == [(2, col, "TFE403")]
+    assert fixed(source, TFE403) == expected
+
+
+def test_mnist_tutorial_form_through_a_name():
+    source = dedent("""\
+        import tensorflow.compat.v1 as tf
+        def loss(y_, logits):
+            y = tf.nn.softmax(logits)
+            return tf.reduce_mean(-tf.reduce_sum(y_ * tf.log(y), axis=[1]), axis=0)
+    """)
+    assert findings(source, TFE403) == [(4, 28, "TFE403")]
+    assert fixed(source, TFE403) == source.replace("tf.log(y)", "tf.nn.log_softmax(logits)")
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\nloss = -tf.reduce_sum(y * tf.math.log(tf.nn.softmax(z) + 1e-8), -1)\n",
+    "import tensorflow as tf\np = tf.clip_by_value(tf.nn.softmax(z), 1e-8, 1.0)\nloss = -tf.reduce_sum(y * tf.math.log(p), -1)\n",
+])
+def test_guarded_forms_are_reported_without_a_fix(source):
+    assert [code for *_, code in findings(source, TFE403)] == ["TFE403"]
+    assert fixed(source, TFE403) == dedent(source)
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\nloss = -tf.reduce_sum(y * tf.nn.log_softmax(z), -1)\n",
+    "import tensorflow as tf\nloss = tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=z)\n",
+    "import tensorflow as tf\nloss = -tf.reduce_sum(y * tf.math.log(p), -1)\n",  # p unknown
+    "import tensorflow as tf\nloss = -tf.reduce_sum(y * tf.math.log(tf.nn.relu(z) + 1.0), -1)\n",
+    "import tensorflow as tf\nloss = -tf.reduce_max(y * tf.math.log(tf.nn.softmax(z)), -1)\n",  # TFE402 only
+    "import numpy as np\nloss = -np.sum(y * np.log(p))\n",
+])
+def test_near_misses(source):
+    assert [f for f in findings(source, TFE403) if f[2] == "TFE403"] == []
+
+
+def test_a_product_bound_to_a_name_is_reported_once_by_tfe402():
+    source = dedent("""\
+        import tensorflow as tf
+        p = tf.nn.softmax(z)
+        ce = y * tf.math.log(p)
+        loss = -tf.reduce_sum(ce, axis=2)
+    """)
+    assert findings(source, TFE403) == [(3, 10, "TFE402")]
+
+
+def test_fixture_cross_entropy_is_inf_or_nan_where_log_softmax_is_exact(tf):
+    bad = load_module(FIXTURES / "handwritten_cross_entropy" / "bad.py").main()
+    good = load_module(FIXTURES / "handwritten_cross_entropy" / "good.py").main()
+    assert not np.isfinite(bad["per_example"].numpy()[0])
+    assert np.isnan(bad["d_per_example"].numpy()[0]).all()
+    # -(0.5 * log_softmax(200) + 0.5 * log_softmax(0)) = 0.5 * 200, up to exp(-200) terms
+    np.testing.assert_allclose(good["per_example"].numpy()[0], 100.0, rtol=1e-6)
+    np.testing.assert_allclose(good["d_per_example"].numpy()[0], [0.5, -0.5, 0.0], atol=1e-6)
+    assert 0 < bad["guarded"].numpy()[0] < 10  # finite, but log(1e-8) is not -200
+    for name in good:
+        assert np.isfinite(good[name].numpy()).all(), name

@@ -1,0 +1,75 @@
+import numpy as np
+import pytest
+
+from tfe_testing import FIXTURES, load_module
+from tfe_testing import dedent, findings, fixed
+
+TFE404 = ["TFE404"]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import tensorflow as tf\ny = tf.math.log(tf.sigmoid(x))\n",
+     "import tensorflow as tf\ny = tf.math.log_sigmoid(x)\n"),
+    ("import tensorflow as tf\ny = tf.math.log(1 - tf.nn.sigmoid(x))\n",
+     "import tensorflow as tf\ny = tf.math.log_sigmoid(-x)\n"),
+    ("import tensorflow as tf\ny = tf.math.log(1.0 - tf.math.sigmoid(a + b))\n",
+     "import tensorflow as tf\ny = tf.math.log_sigmoid(-(a + b))\n"),
+    ("import tensorflow as tf\ny = tf.math.log(1 - tf.sigmoid(-x))\n",
+     "import tensorflow as tf\ny = tf.math.log_sigmoid(x)\n"),
+    ("import tensorflow.compat.v1 as tf1\ny = tf1.log(tf1.sigmoid(x, name='p'))\n",
+     "import tensorflow.compat.v1 as tf1\ny = tf1.math.log_sigmoid(x, name='p')\n"),
+    ("from tensorflow import math as tm\ny = tm.log(tm.sigmoid(x))\n",
+     "from tensorflow import math as tm\ny = tm.log_sigmoid(x)\n"),
+])
+def test_log_of_sigmoid_becomes_log_sigmoid(source, expected):
+    assert findings(source, TFE404) == [(2, 5, "TFE404")]
+    assert fixed(source, TFE404) == expected
+
+
+def test_binary_cross_entropy_through_names():
+    source = dedent("""\
+        import tensorflow as tf
+        def bce(y, z):
+            p = tf.sigmoid(z)
+            q = 1 - p
+            return -(y * tf.math.log(p) + (1 - y) * tf.math.log(q))
+    """)
+    assert findings(source, TFE404) == [(5, 18, "TFE404"), (5, 45, "TFE404")]
+    assert fixed(source, TFE404) == source.replace(
+        "tf.math.log(p)", "tf.math.log_sigmoid(z)").replace("tf.math.log(q)", "tf.math.log_sigmoid(-z)")
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\ny = tf.math.log(tf.sigmoid(x) + 1e-7)\n",
+    "import tensorflow as tf\ny = tf.math.log(1 - tf.sigmoid(x) + 1e-7)\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.clip_by_value(tf.sigmoid(x), 1e-7, 1.0))\n",
+    "from tensorflow import nn\nfrom tensorflow.math import log\ny = log(nn.sigmoid(x))\n",  # no tf.math alias
+    "import tensorflow as tf\ndef f(layer, h):\n    p = tf.sigmoid(layer(h))\n    return tf.math.log(p)\n",
+])
+def test_reported_without_a_fix(source):
+    assert len(findings(source, TFE404)) == 1
+    assert fixed(source, TFE404) == dedent(source)
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\ny = tf.math.log_sigmoid(x)\n",
+    "import tensorflow as tf\ny = tf.math.log(2.0 - tf.sigmoid(x))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.sigmoid(x) * 0.5 + 0.5)\n",
+    "import tensorflow as tf\ny = tf.math.log(1 + tf.exp(x))\n",
+    "import numpy as np\ny = np.log(1 / (1 + np.exp(-x)))\n",
+    "import tensorflow as tf\ndef sigmoid(x):\n    return x\ny = tf.math.log(sigmoid(x))\n",
+])
+def test_near_misses(source):
+    assert findings(source, TFE404) == []
+
+
+def test_fixture_log_of_sigmoid_is_minus_inf_where_log_sigmoid_is_exact(tf):
+    bad = load_module(FIXTURES / "log_of_sigmoid" / "bad.py").main()
+    good = load_module(FIXTURES / "log_of_sigmoid" / "good.py").main()
+    assert bad["log_p"].numpy()[0] == -np.inf and np.isnan(bad["d_log_p"].numpy()[0])
+    assert bad["log_not_p"].numpy()[3] == -np.inf and np.isnan(bad["d_log_not_p"].numpy()[3])
+    np.testing.assert_allclose(good["log_p"].numpy()[0], -200.0)
+    np.testing.assert_allclose(good["log_not_p"].numpy()[3], -20.0, rtol=1e-6)
+    np.testing.assert_allclose(bad["guarded"].numpy()[0], np.log(1e-7), rtol=1e-3)
+    for name in good:
+        assert np.isfinite(good[name].numpy()).all(), name

@@ -1,0 +1,104 @@
+import numpy as np
+import pytest
+
+from tfe_testing import FIXTURES, load_module
+from tfe_testing import dedent, findings, fixed
+
+TFE401 = ["TFE401"]
+
+
+@pytest.mark.parametrize("col, source, expected", [
+    (5, "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(tf.exp(x), -1, keepdims=True)\n",
+     "import tensorflow as tf\ny = tf.nn.softmax(x, axis=-1)\n"),
+    (20, "import tensorflow.compat.v1 as tf\ny = tf.div(1, 2) + tf.truediv(tf.exp(x), tf.reduce_sum(tf.exp(x), [1], True))\n",
+     "import tensorflow.compat.v1 as tf\ny = tf.div(1, 2) + tf.nn.softmax(x, axis=1)\n"),
+    (5, "from tensorflow import nn, math as tm\ny = tm.divide(tm.exp(h[0]), tm.reduce_sum(tm.exp(h[0]), axis=(0,), keepdims=True))\n",
+     "from tensorflow import nn, math as tm\ny = nn.softmax(h[0], axis=0)\n"),
+    (5, "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(input_tensor=tf.exp(x), keepdims=True, axis=2)\n",
+     "import tensorflow as tf\ny = tf.nn.softmax(x, axis=2)\n"),
+])
+def test_sum_over_one_axis_with_keepdims_becomes_softmax(col, source, expected):
+    assert findings(source, TFE401) == [(2, col, "TFE401")]
+    assert fixed(source, TFE401) == expected
+
+
+def test_exp_bound_to_a_name_and_the_sum_too():
+    source = dedent("""\
+        import tensorflow as tf
+        def probabilities(logits):
+            e = tf.exp(logits)
+            total = tf.reduce_sum(e, axis=-1, keepdims=True)
+            return e / total
+    """)
+    assert findings(source, TFE401) == [(5, 12, "TFE401")]
+    assert fixed(source, TFE401) == source.replace("e / total", "tf.nn.softmax(logits, axis=-1)")
+
+
+def test_sum_over_every_element_becomes_runtime_checks_softmax_with_its_import():
+    source = dedent("""\
+        import tensorflow.compat.v1 as tf
+
+        def unstable_softmax(logits):
+            exp = tf.exp(logits)
+            return exp / tf.reduce_sum(exp)
+    """)
+    assert findings(source, TFE401) == [(5, 12, "TFE401")]
+    assert fixed(source, TFE401) == dedent("""\
+        import tensorflow.compat.v1 as tf
+        from tflint_effective.runtime_checks import softmax
+
+        def unstable_softmax(logits):
+            exp = tf.exp(logits)
+            return softmax(logits, axis=None)
+    """)
+
+
+@pytest.mark.parametrize("source", [
+    # without keepdims the quotient broadcasts against the wrong axis unless the rank is 1
+    "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(tf.exp(x), axis=-1)\n",
+    # several axes, or an axis held in a variable
+    "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(tf.exp(x), axis=[1, 2], keepdims=True)\n",
+    "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(tf.exp(x), axis=k, keepdims=True)\n",
+    # the name `softmax` already means something else: the import would clash
+    "import tensorflow as tf\ndef softmax(x):\n    e = tf.exp(x)\n    return e / tf.reduce_sum(e, axis=None)\n",
+    # x would be evaluated at the division instead of at the assignment, and x changes
+    "import tensorflow as tf\ndef f(x):\n    e = tf.exp(x)\n    x = x + 1\n    return e / tf.reduce_sum(e, 1, True)\n",
+    "import tensorflow as tf\ndef f(layer, h):\n    e = tf.exp(layer(h))\n    return e / tf.reduce_sum(e, 1, True)\n",
+    # no alias of tensorflow.nn is in reach
+    "from tensorflow import exp, reduce_sum\ny = exp(x) / reduce_sum(exp(x), 1, keepdims=True)\n",
+])
+def test_reported_without_a_fix(source):
+    assert len(findings(source, TFE401)) == 1
+    assert fixed(source, TFE401) == dedent(source)
+
+
+@pytest.mark.parametrize("source", [
+    # already stable: the maximum is subtracted first (also through names, or stop_gradient)
+    "import tensorflow as tf\ns = tf.exp(x - tf.reduce_max(x, -1, keepdims=True))\ny = s / tf.reduce_sum(s, -1, keepdims=True)\n",
+    "import tensorflow as tf\nm = tf.stop_gradient(tf.reduce_max(x))\nz = x - m\ny = tf.exp(z) / tf.reduce_sum(tf.exp(z))\n",
+    # divided by something other than its own sum
+    "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(tf.exp(w), -1, keepdims=True)\n",
+    "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_max(tf.exp(x), -1, keepdims=True)\n",
+    "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(x, -1, keepdims=True)\n",
+    "import tensorflow as tf\ne = tf.exp(x)\nf = tf.exp(x)\ny = e / tf.reduce_sum(f, -1, keepdims=True)\n",
+    # the two exponentials are different random draws
+    "import tensorflow as tf\ny = tf.exp(tf.random.normal([3])) / tf.reduce_sum(tf.exp(tf.random.normal([3])), 0, True)\n",
+    # a name bound twice is not followed
+    "import tensorflow as tf\ne = tf.exp(x)\ne = e * 2\ny = e / tf.reduce_sum(e, -1, keepdims=True)\n",
+    # not TensorFlow
+    "import numpy as np\ny = np.exp(x) / np.sum(np.exp(x))\n",
+    "import tensorflow as tf\ndef f(tf):\n    return tf.exp(x) / tf.reduce_sum(tf.exp(x), 0, True)\n",
+])
+def test_near_misses(source):
+    assert findings(source, TFE401) == []
+
+
+def test_fixture_naive_softmax_is_nan_where_softmax_is_exact(tf):
+    bad = load_module(FIXTURES / "naive_softmax" / "bad.py").main()
+    good = load_module(FIXTURES / "naive_softmax" / "good.py").main()
+    assert np.isnan(bad["rows"].numpy()[0, 0]) and np.isnan(bad["d_rows"].numpy()[0]).all()
+    np.testing.assert_allclose(good["rows"].numpy()[0], [1.0, np.exp(-200.0), np.exp(-205.0)], atol=1e-7)
+    assert np.isnan(bad["every_element"].numpy()).any()
+    np.testing.assert_allclose(good["every_element"].numpy().sum(), 1.0, rtol=1e-6)
+    for name in good:
+        assert np.isfinite(good[name].numpy()).all(), name

@@ -1,0 +1,227 @@
+"""Expression shapes shared by the numerical-stability rules (TFE401-TFE405), and their cures.
+
+Every answer here is "certainly" or "no": a call counts only when its name
+resolves to TensorFlow; a name is seen through only when it is assigned exactly
+once, in the scope being linted; an operand is merged or moved only when
+evaluating it has no side effect and its names cannot have changed meaning.
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from .names import Import
+from .rule import has_star_args
+
+LOG = frozenset({"log", "math.log"})
+EXP = frozenset({"exp", "math.exp"})
+SOFTMAX = frozenset({"nn.softmax", "math.softmax"})
+SIGMOID = frozenset({"sigmoid", "math.sigmoid", "nn.sigmoid"})
+REDUCE_SUM = frozenset({"reduce_sum", "math.reduce_sum"})
+REDUCE_MAX = frozenset({"reduce_max", "math.reduce_max"})
+REDUCE_SUM_OR_MEAN = REDUCE_SUM | {"reduce_mean", "math.reduce_mean"}
+GUARDS = frozenset({"clip_by_value", "maximum", "math.maximum"})
+LOG_SOFTMAX = ("nn.log_softmax", "math.log_softmax")  # the cure of log(softmax), in both APIs
+FIRST_PARAMETERS = ("x", "logits", "input_tensor")
+# Parts of TensorFlow paths whose ops give a new value on every call.
+NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "categorical")
+
+
+class Produced(NamedTuple):
+    call: cst.Call
+    named: bool  # reached through a name assigned in an earlier statement
+
+
+def through_name(context, expr: cst.BaseExpression) -> Tuple[cst.BaseExpression, bool]:
+    """The value of a name assigned once in the current scope (and True), else ``expr``."""
+    if isinstance(expr, cst.Name) and context.resolver.owner(expr.value, context.scope) is context.scope:
+        value = context.assigned_value(expr)
+        if value is not None:
+            return value, True
+    return expr, False
+
+
+def produced_by(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
+    """The call of one of the TensorFlow functions ``paths`` that computes ``expr``."""
+    value, named = through_name(context, expr)
+    if isinstance(value, cst.Call) and not has_star_args(value):
+        name = context.tf_call(value)
+        if name is not None and name.path in paths:
+            return Produced(value, named)
+    return None
+
+
+def operand(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """The first argument of a call (``x``, ``logits``, ``input_tensor``), by position or keyword."""
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value in FIRST_PARAMETERS:
+            return arg.value
+    return None
+
+
+def unguarded(context, expr: cst.BaseExpression) -> Iterator[Tuple[cst.BaseExpression, bool]]:
+    """``expr`` itself, then ``p`` from ``p + eps``, ``clip_by_value(p, ...)``, ``maximum(p, eps)``."""
+    yield expr, False
+    expr, _ = through_name(context, expr)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        yield expr.left, True
+        yield expr.right, True
+    else:
+        guard = produced_by(context, expr, GUARDS)
+        if guard is not None:
+            yield from ((arg.value, True) for arg in guard.call.args[:2])
+
+
+def _names(context, expr: cst.BaseExpression) -> Optional[List[str]]:
+    """Names read by ``expr`` if evaluating it has no side effect, else None."""
+    parts: Sequence[cst.BaseExpression]
+    if isinstance(expr, cst.Name):
+        return [] if expr.value in ("True", "False", "None") else [expr.value]
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return []
+    if isinstance(expr, cst.Attribute):
+        parts = [expr.value]
+    elif isinstance(expr, cst.UnaryOperation):
+        parts = [expr.expression]
+    elif isinstance(expr, cst.BinaryOperation):
+        parts = [expr.left, expr.right]
+    elif isinstance(expr, (cst.Tuple, cst.List)):
+        parts = [element.value for element in expr.elements]
+    elif isinstance(expr, cst.Subscript):
+        parts = [expr.value]
+        for element in expr.slice:
+            inner = element.slice
+            parts += [inner.value] if isinstance(inner, cst.Index) else [
+                p for p in (inner.lower, inner.upper, inner.step) if p is not None]
+    elif isinstance(expr, cst.Call):
+        name = context.tf_call(expr)
+        if name is None or has_star_args(expr) or any(w in name.path for w in NONDETERMINISTIC):
+            return None
+        parts = [expr.func, *(arg.value for arg in expr.args)]
+    else:
+        return None
+    found: List[str] = []
+    for part in parts:
+        names = _names(context, part)
+        if names is None:
+            return None
+        found += names
+    return found
+
+
+def is_pure(context, expr: cst.BaseExpression) -> bool:
+    """Evaluating ``expr`` once instead of twice gives the same value and no lost side effect."""
+    return _names(context, expr) is not None
+
+
+def movable(context, *exprs: cst.BaseExpression) -> bool:
+    """Pure, and every name read is bound once, so it means the same one statement later."""
+    for expr in exprs:
+        names = _names(context, expr)
+        if names is None or any(len(context.resolver.bindings(n, context.scope) or ()) != 1
+                                for n in names):
+            return False
+    return True
+
+
+def may_move(context, named: bool, *exprs: cst.BaseExpression) -> bool:
+    """Whether a fix may evaluate ``exprs`` at the reported node instead of where they were."""
+    return not named or movable(context, *exprs)
+
+
+def is_max_shifted(context, expr: cst.BaseExpression) -> bool:
+    """``x - reduce_max(x, ...)`` (or a name for it): the already stable form."""
+    expr, _ = through_name(context, expr)
+    if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract)):
+        return False
+    shift = expr.right
+    stopped = produced_by(context, shift, {"stop_gradient"})
+    if stopped is not None:
+        shift = operand(stopped.call)
+    return shift is not None and produced_by(context, shift, REDUCE_MAX) is not None
+
+
+def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]]:
+    """For ``log(softmax(x))`` (maybe guarded: ``log(p + eps)``): the softmax call, guarded?"""
+    name = context.tf_call(node)
+    if name is None or name.path not in LOG or has_star_args(node):
+        return None
+    argument = operand(node)
+    for candidate, guarded in unguarded(context, argument) if argument is not None else ():
+        softmax = produced_by(context, candidate, SOFTMAX)
+        if softmax is not None:
+            return softmax, guarded
+    return None
+
+
+def log_softmax_fix(context, log: cst.Call) -> Optional[cst.Call]:
+    """``log_softmax(...)`` to replace ``log(softmax(...))``; None unless provably equal."""
+    softmax, guarded = log_of_softmax(context, log)
+    if guarded or not may_move(context, softmax.named, *(a.value for a in softmax.call.args)):
+        return None
+    func = spell(context, compat_of(context, softmax.call), LOG_SOFTMAX, (softmax.call.func, log.func))
+    return softmax.call.with_changes(func=func, lpar=(), rpar=()) if func is not None else None
+
+
+def cross_entropy_log(context, reduction: cst.CSTNode) -> Optional[cst.Call]:
+    """The ``log(p)`` factor of ``reduce_sum|reduce_mean(labels * log(p), ...)``, p a softmax."""
+    name = context.tf_call(reduction)
+    if name is None or name.path not in REDUCE_SUM_OR_MEAN or has_star_args(reduction):
+        return None
+    product = operand(reduction)
+    if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
+        return None
+    return next((factor for factor in (product.left, product.right)
+                 if log_of_softmax(context, factor)), None)
+
+
+def in_cross_entropy(context, log: cst.Call) -> bool:
+    """Whether ``log`` is the factor of a cross-entropy (TFE403 reports it then)."""
+    chain = context.ancestors[-4:]
+    return len(chain) == 4 and cross_entropy_log(context, chain[0]) is log
+
+
+def spell(context, compat: Optional[str], paths: Sequence[str],
+          hints: Sequence[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+    """``tensorflow[.compat.vN].<path>`` spelled from the user's own name for one of its modules.
+
+    ``hints`` are names the user wrote (``tf1.nn.softmax``); the longest prefix of one that
+    resolves, here, to a parent module of the first possible target is extended
+    (``tf1.nn.log_softmax``).  Failing that, a module-level name that resolves here is used
+    (``tf`` for ``from tensorflow.nn import softmax`` in a file that also imports ``tf``).
+    """
+    prefix = "tensorflow." + (f"compat.{compat}." if compat else "")
+    module_names = [cst.Name(name) for name in context.table.root.bindings]
+    for target in (prefix + path for path in paths):
+        for hint in (*hints, *module_names):
+            chain = hint
+            while isinstance(chain, (cst.Attribute, cst.Name)):
+                module = context.qualname(chain)
+                if module is not None and target.startswith(module + "."):
+                    for part in target[len(module) + 1:].split("."):
+                        chain = cst.Attribute(value=chain, attr=cst.Name(part))
+                    return chain
+                chain = chain.value if isinstance(chain, cst.Attribute) else None
+    return None
+
+
+def importable(context, module: str, name: str) -> bool:
+    """``from module import name`` can be added: ``name`` means nothing else here."""
+    if context.table.root.star_import:
+        return False
+    bindings = context.resolver.bindings(name, context.scope)
+    return bindings is None or all(b == Import(f"{module}.{name}") for b in bindings)
+
+
+def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """``name=value`` without spaces around ``=``."""
+    equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                            whitespace_after=cst.SimpleWhitespace(""))
+    return cst.Arg(value=value, keyword=cst.Name(name), equal=equal)
+
+
+def compat_of(context, call: cst.Call) -> Optional[str]:
+    """"v1" for ``tf.compat.v1.exp(...)``: the API a fix must stay in."""
+    name = context.tf_call(call)
+    return name.compat if name is not None else None

@@ -1,0 +1,61 @@
+"""Hand-written cross-entropy: `-reduce_sum(labels * log(softmax(logits)))`.
+
+Why: the textbook formula ``-sum(p_i log q_i)`` on softmax probabilities breaks
+as soon as one probability underflows to zero (a logit about 88 below the
+largest in float32, about 17 in float16): its log is -inf, the loss is inf, or
+NaN where the label is zero (``0 * -inf``), and every gradient is NaN.  This
+is the same in eager mode, ``tf.function`` and graph mode (measured on TF
+2.21: labels ``[0.5, 0.5]``, logits ``[1000., 0.]`` give inf).  Working from
+the logits with ``log_softmax`` keeps loss and gradients finite; for labels
+that sum to one ``tf.nn.softmax_cross_entropy_with_logits`` does it in one op,
+and ``tflint_effective.runtime_checks.softmax_cross_entropy`` takes an explicit
+axis and any label weights.  The same holds for ``reduce_mean`` and for the
+probabilities bound to a name first (``p = softmax(logits)``).
+
+Fix safety: safe.  Only the log factor is rewritten, ``log(softmax(args))`` ->
+``log_softmax(args)`` as for TFE402 (same arguments, the user's own module
+alias, the softmax arguments evaluated again only when they are free of side
+effects and bound once); the reduction, its axis and keepdims, the labels and
+the sign stay as written.  A guarded log (``log(p + eps)``,
+``log(clip_by_value(p, eps, 1))``) is reported without a fix, since the cure
+changes its values.
+
+Known problems: the product must be the reduction's direct argument; a product
+bound to a name first (``ce = labels * log(p)``) is reported by TFE402 on the
+log instead, and ``p`` must be a softmax TensorFlow computes (probabilities
+from a model or a sigmoid are not followed).
+"""
+import libcst as cst
+
+from ..numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix
+from ..rule import ERROR, SAFE, Fix, Rule
+
+
+class HandwrittenCrossEntropy(Rule):
+    """Cross-entropy written as `-reduce_sum(labels * log(softmax(logits)))` gives inf and NaN."""
+
+    CODE = "TFE403"
+    MESSAGE = ("hand-written cross-entropy `-reduce_sum(labels * log(softmax(logits)))` is inf/NaN "
+               "for extreme logits; use `labels * tf.nn.log_softmax(logits)` or "
+               "`tf.nn.softmax_cross_entropy_with_logits(labels, logits)`")
+    GUARDED = ("hand-written cross-entropy with a guarded `log(p + eps)` is biased and has zero "
+               "gradients where p underflows; compute it from the logits with `tf.nn.log_softmax` or "
+               "`tf.nn.softmax_cross_entropy_with_logits(labels, logits)`")
+    SEVERITY = ERROR
+    FIX_SAFETY = SAFE
+    BAD = """
+        probabilities = tf.nn.softmax(logits)
+        loss = -tf.reduce_sum(labels * tf.math.log(probabilities), axis=-1)
+    """
+    GOOD = """
+        loss = tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    """
+
+    def visit_Call(self, node: cst.Call) -> None:
+        log = cross_entropy_log(self.context, node)
+        if log is None:
+            return
+        _, guarded = log_of_softmax(self.context, log)
+        replacement = None if guarded else log_softmax_fix(self.context, log)
+        fix = Fix(replacement, target=log) if replacement is not None else None
+        self.report(node, self.GUARDED if guarded else None, fix=fix)

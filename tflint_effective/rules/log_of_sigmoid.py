@@ -1,0 +1,91 @@
+"""Logarithm of a sigmoid: `log(sigmoid(x))` and `log(1 - sigmoid(x))`.
+
+Why: ``sigmoid(x)`` underflows to zero for x below about -88 in float32 (about
+-17 in float16) and ``1 - sigmoid(x)`` rounds to zero for x above about 17 in
+float32 (about 8 in float16), so their logs are -inf and the gradients NaN, in
+eager mode, ``tf.function`` and graph mode alike (measured on TF 2.21:
+``log(sigmoid(-200.))`` is -inf).  This is the usual hand-written binary
+cross-entropy.  ``tf.math.log_sigmoid(x)`` is finite everywhere, and
+``1 - sigmoid(x)`` is ``sigmoid(-x)``, so ``log(1 - sigmoid(x))`` is
+``log_sigmoid(-x)``.
+
+Fix safety: safe.  ``log(sigmoid(x))`` -> ``log_sigmoid(x)`` and
+``log(1 - sigmoid(x))`` -> ``log_sigmoid(-x)``, mathematically identical,
+spelled as ``math.log_sigmoid`` from the user's own alias of the module; when
+no alias the code uses resolves to it, no fix is offered.  Through a name
+(``p = sigmoid(z)`` then ``log(p)``) the argument is evaluated again at the
+log, so the fix is offered only when it is free of side effects and its names
+are bound once.  Guarded forms (``log(p + eps)``, ``clip_by_value``) are
+reported without a fix: the cure changes their values.
+
+Known problems: sigmoids reached through a name assigned in another scope, or
+more than once, are not seen; neither are ``keras`` sigmoid activations, nor
+``log1p(-sigmoid(x))``.  For a full binary cross-entropy from logits
+``tf.nn.sigmoid_cross_entropy_with_logits`` is simpler still.
+"""
+import libcst as cst
+
+from ..numeric_patterns import (LOG, SIGMOID, compat_of, may_move, operand, produced_by, spell,
+                                through_name, unguarded)
+from ..rule import ERROR, SAFE, Rule
+
+CURE = ("math.log_sigmoid",)
+
+
+def _complement(context, expr):
+    """``s`` from ``1 - s``, else None."""
+    expr, _ = through_name(context, expr)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract) \
+            and isinstance(expr.left, (cst.Integer, cst.Float)) and expr.left.evaluated_value == 1:
+        return expr.right
+    return None
+
+
+def _negated(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return expr.expression
+    atom = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
+    if not isinstance(expr, atom) and not expr.lpar:
+        expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.UnaryOperation(operator=cst.Minus(), expression=expr)
+
+
+class LogOfSigmoid(Rule):
+    """`log(sigmoid(x))` and `log(1 - sigmoid(x))` are -inf with NaN gradients at large magnitudes."""
+
+    CODE = "TFE404"
+    MESSAGE = ("`log(sigmoid(x))` is -inf with NaN gradients for large |x|; use "
+               "`tf.math.log_sigmoid(x)` (and `log_sigmoid(-x)` for `log(1 - sigmoid(x))`)")
+    GUARDED = ("`log(sigmoid(x) + eps)` floors values at log(eps) and zeroes their gradient; use "
+               "`tf.math.log_sigmoid(x)` (and `log_sigmoid(-x)` for `log(1 - sigmoid(x))`)")
+    SEVERITY = ERROR
+    FIX_SAFETY = SAFE
+    BAD = """
+        loss = -(y * tf.math.log(tf.sigmoid(z)) + (1 - y) * tf.math.log(1 - tf.sigmoid(z)))
+    """
+    GOOD = """
+        loss = -(y * tf.math.log_sigmoid(z) + (1 - y) * tf.math.log_sigmoid(-z))
+    """
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.context.tf_call(node)
+        argument = operand(node) if name is not None and name.path in LOG else None
+        for candidate, guarded in unguarded(self.context, argument) if argument is not None else ():
+            inner = _complement(self.context, candidate)
+            sigmoid = produced_by(self.context, candidate if inner is None else inner, SIGMOID)
+            if sigmoid is not None:
+                named = sigmoid.named or through_name(self.context, candidate)[1]
+                fix = None if guarded else self._fix(node, sigmoid.call, inner is not None, named)
+                self.report(node, self.GUARDED if guarded else None, fix=fix)
+                return
+
+    def _fix(self, log: cst.Call, sigmoid: cst.Call, complement: bool, named: bool):
+        x = operand(sigmoid)
+        if x is None or not may_move(self.context, named, x):
+            return None
+        func = spell(self.context, compat_of(self.context, sigmoid), CURE, (sigmoid.func, log.func))
+        if func is None:
+            return None
+        args = [arg.with_changes(value=_negated(x)) if complement and arg.value is x else arg
+                for arg in sigmoid.args]
+        return sigmoid.with_changes(func=func, args=args, lpar=(), rpar=())
