@@ -1,0 +1,104 @@
+import pytest
+
+from tfe_testing import FIXTURES, load_module
+from tfe_testing import findings
+from tflint_effective.engine import lint_source
+
+FOLDER = FIXTURES / "assert_op_never_run"
+V1 = "import tensorflow.compat.v1 as tf\n"
+TF = "import tensorflow as tf\n"
+
+
+def lint(source):
+    return findings(source, select=["TFE311"])
+
+
+@pytest.mark.parametrize("source, expected", [
+    # a discarded result
+    (V1 + "tf.assert_equal(x, y)\ntf.debugging.Assert(ok, [x])\ntf.print(x)\n",
+     [(2, 1, "TFE311"), (3, 1, "TFE311"), (4, 1, "TFE311")]),
+    (V1 + "tf.Print(x, [x])\ntf.check_numerics(x, 'x')\n", [(2, 1, "TFE311"), (3, 1, "TFE311")]),
+    (V1 + "from tensorflow.compat.v1 import debugging as dbg\ndbg.assert_rank(x, 2)\n", [(3, 1, "TFE311")]),
+    (V1 + "from tensorflow.compat.v1.debugging import assert_less as less\nless(x, 1.0)\n", [(3, 1, "TFE311")]),
+    (TF + "with tf.Graph().as_default():\n    tf.debugging.assert_positive(x)\n", [(3, 5, "TFE311")]),
+    (TF + "sess = tf.compat.v1.Session()\ntf.compat.v1.assert_positive(x)\n", [(3, 1, "TFE311")]),
+    # a name nobody reads afterwards
+    (V1 + "def f(x):\n    check = tf.assert_positive(x)\n    return x * 2\n", [(3, 13, "TFE311")]),
+    (V1 + "check = tf.assert_positive(x)\ncheck = tf.assert_negative(x)\n", [(2, 9, "TFE311"), (3, 9, "TFE311")]),
+    (V1 + "x_print = tf.Print(x, [x])\ny = x + 1\n", [(2, 11, "TFE311")]),
+    (V1 + "x = tf.Print(x, [x])\n", [(2, 5, "TFE311")]),
+    (V1 + "def f(x):\n    for i in range(3):\n        check = tf.assert_positive(x[i])\n    return x\n",
+     [(4, 17, "TFE311")]),
+    # a control_dependencies block that creates no op
+    (V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    y = x\n", [(3, 31, "TFE311")]),
+    (V1 + "with tf.control_dependencies([tf.assert_positive(x), other]):\n    pass\n", [(2, 31, "TFE311")]),
+    (V1 + "def f(x):\n    with tf.control_dependencies([tf.Print(x, [x])]):\n        return x\n", [(3, 35, "TFE311")]),
+])
+def test_findings(source, expected):
+    assert lint(source) == expected
+
+
+@pytest.mark.parametrize("source", [
+    V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    y = tf.identity(x)\n",
+    V1 + "c = tf.assert_positive(x)\nop = tf.group(c, train_op)\n",
+    V1 + "c = tf.assert_positive(x)\nsess.run([c, y])\n",
+    V1 + "def f(x):\n    c = tf.assert_positive(x)\n    return c\n",
+    V1 + "x_print = tf.Print(x, [x])\ny = x_print + 1\n",
+    V1 + "x = tf.Print(x, [x])\ny = x + 1\n",
+    V1 + "with tf.control_dependencies([tf.assert_positive(x)]):\n    y = x * 2\n",
+    V1 + "with tf.control_dependencies(checks):\n    y = x\n",
+    # a function defined before may read it later; a loop reads it on the next iteration
+    V1 + "def run():\n    return sess.run(check)\ncheck = tf.assert_positive(x)\nrun()\n",
+    V1 + "c = None\nfor i in range(2):\n    if c is not None:\n        sess.run(c)\n    c = tf.assert_positive(x)\n",
+    # stored elsewhere: counted as used (blind spot)
+    V1 + "self.check = tf.assert_positive(x)\nchecks.append(tf.assert_positive(x))\n",
+    V1 + "a, b = tf.assert_positive(x), tf.assert_negative(y)\n",
+    # not checks, or not TensorFlow
+    V1 + "tf.debugging.is_numeric_tensor(x)\ntf.identity(x)\n",
+    "import numpy as np\nnp.testing.assert_equal(a, b)\n",
+    V1 + "def assert_positive(x):\n    pass\nassert_positive(x)\n",
+])
+def test_near_misses(source):
+    assert lint(source) == []
+
+
+@pytest.mark.parametrize("source", [
+    # E: eager ops run at once
+    TF + "tf.debugging.assert_positive(x)\nc = tf.debugging.assert_positive(x)\ntf.print(x)\n",
+    TF + "import tensorflow.compat.v1 as tf1\ntf1.Print(x, [x])\n",
+    "from tensorflow.compat.v1 import debugging as dbg\ndbg.assert_rank(x, 2)\n",
+    # F and F0: automatic control dependencies run stateful ops
+    V1 + "@tf.function\ndef f(x):\n    tf.debugging.assert_positive(x)\n    return x\n",
+    V1 + "@tf.function(autograph=False)\ndef f(x):\n    c = tf.assert_positive(x)\n    return x\n",
+    V1 + "class M(tf.keras.Model):\n    def call(self, x):\n        tf.print(x)\n        return x\n",
+])
+def test_off_where_the_op_runs_anyway(source):
+    assert lint(source) == []
+
+
+def test_error_in_graph_mode():
+    diagnostics = lint_source(V1 + "tf.assert_positive(x)\nc = tf.assert_positive(x)\n", select=["TFE311"])
+    assert [d.severity for d in diagnostics] == ["error", "error"]
+
+
+def test_the_mode_is_where_the_check_was_created_not_where_it_is_reported():
+    source = TF + "def f(x):\n    with tf.Graph().as_default():\n        c = tf.debugging.assert_positive(x)\n" \
+                  "    return x\n"
+    assert [(d.line, d.severity) for d in lint_source(source, select=["TFE311"])] == [(4, "error")]
+
+
+def test_unwired_checks_are_pruned_and_return_wrong_data_in_graph_mode(tf):
+    bad = load_module(FOLDER / "bad.py")
+    good = load_module(FOLDER / "good.py")
+    negative = (2.0, -1.0, 3.0)
+    assert bad.main(negative)["weights"].tolist() == [0.5, -0.25, 0.75]  # no check ran
+    with pytest.raises(tf.errors.InvalidArgumentError, match="weights must be positive"):
+        good.main(negative)
+    assert good.main()["weights"].tolist() == bad.main()["weights"].tolist() == [0.5, 0.25, 0.25]
+
+
+def test_tf_function_runs_a_bare_assert_so_the_rule_is_off_there(tf):
+    bad = load_module(FOLDER / "bad.py")
+    assert bad.traced(tf.constant([1.0])).numpy().tolist() == [2.0]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        bad.traced(tf.constant([-1.0]))

@@ -1,0 +1,182 @@
+"""An assert, `check_numerics` or `Print` op that never runs: nothing depends on it (TF1 graph mode).
+
+Why: in a TF1 graph, ``Session.run`` computes only what the fetched tensors
+depend on.  ``tf.debugging.assert_*``, ``tf.debugging.Assert`` and ``tf.print``
+return an op; ``tf.Print`` and ``tf.debugging.check_numerics`` return a copy of
+their input that prints or checks when it is computed.  A result that is
+discarded, bound to a name nobody reads, or listed in a
+``tf.control_dependencies`` block that creates no op (``y = x`` only renames
+a tensor) is pruned: the check silently never runs and bad data flows on
+(measured on TF 2.21: an unwired ``assert_positive`` lets negative weights
+through; wired in, it raises ``InvalidArgumentError``).  Wire it with
+``with tf.control_dependencies([check]): y = tf.identity(x)`` or
+``runtime_checks.with_assertions(x, check)``, and use the copy ``tf.Print``
+returns instead of its input.
+
+Severity: error in G; off in F, F0 and E (automatic control dependencies run
+stateful ops inside ``tf.function``, and eager ops run at once).
+
+Fix safety: none offered; where the check belongs in the data flow is a
+decision about the program.
+
+Known problems: a check stored in a container or an attribute, or returned
+from a helper, counts as used even if the caller drops it; a module-level
+check that only another module imports is reported.
+"""
+from typing import Iterator, Optional
+
+import libcst as cst
+
+from ..rule import ERROR, Rule, call_arg
+
+# Return a copy of their first argument that runs the check when computed.
+PASS_THROUGH = {"Print", "check_numerics", "debugging.check_numerics", "verify_tensor_all_finite",
+                "debugging.verify_tensor_all_finite", "debugging.assert_all_finite"}
+RETURNS_OP = {"Assert", "debugging.Assert", "print"}
+WIRE = "wire it with `tf.control_dependencies([...])` or `runtime_checks.with_assertions(tensor, check)`"
+DISCARDED = "`{op}(...)` is discarded: in graph mode nothing depends on it, so it never runs; " + WIRE
+UNUSED = "`{name}` (from `{op}`) is never used, so graph mode prunes it; " + WIRE
+UNUSED_COPY = "`{name}` (from `{op}`) is never used, so the op never runs: use `{name}` where `{source}` is used"
+NO_OP_BLOCK = ("this `tf.control_dependencies` block creates no op, so nothing waits for this check "
+               "(`y = x` only renames a tensor: use `y = tf.identity(x)`)")
+NO_OP_VALUES = (cst.Name, cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
+
+
+class AssertOpNeverRun(Rule):
+    """Assert or Print op whose result nothing depends on: pruned in graph mode."""
+
+    CODE = "TFE311"
+    SEVERITY = {"G": ERROR, "F": None, "F0": None, "E": None}
+    BAD = """
+        check = tf.debugging.assert_positive(x)
+        y = x / tf.reduce_sum(x, axis=None)
+    """
+    GOOD = """
+        check = tf.debugging.assert_positive(x)
+        with tf.control_dependencies([check]):
+            y = x / tf.reduce_sum(x, axis=None)
+    """
+
+    def __init__(self, context, sink):
+        super().__init__(context, sink)
+        self.pending = {}  # (id(owner scope), name) -> [(call, name, owner, loop)]: not read since
+        self.pending_names = set()  # a cheap filter for visit_Name
+
+    def _check_op(self, node: cst.CSTNode) -> Optional[str]:
+        """"copy" or "op" for a check call, else None."""
+        name = self.context.tf_call(node)
+        if name is None:
+            return None
+        if name.path in PASS_THROUGH:
+            return "copy"
+        leaf = name.leaf
+        if name.path in RETURNS_OP or (leaf.startswith("assert_") and name.path in (leaf, "debugging." + leaf)):
+            return "op"
+        return None
+
+    def _code(self, node: cst.CSTNode) -> str:
+        return self.context.module.code_for_node(node)
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if self._check_op(node.value):
+            self.report(node.value, DISCARDED.format(op=self._code(node.value.func)))
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        if isinstance(target, cst.Name) and self._check_op(node.value):
+            self.context.mode_thunk(node.value)  # remember the mode here; reported at the end
+            owner = self.context.resolver.owner(target.value, self.context.scope)
+            self.pending_names.add(target.value)
+            self.pending.setdefault((id(owner), target.value), []).append(
+                (node.value, target.value, owner, self._outermost_loop()))
+
+    def _outermost_loop(self) -> Optional[cst.CSTNode]:
+        loop = None
+        for node in reversed(self.context.ancestors):
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                break
+            if isinstance(node, (cst.For, cst.While)):
+                loop = node
+        return loop
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in self.pending_names:
+            return
+        parent = self.context.parent
+        if (isinstance(parent, cst.AssignTarget) and parent.target is node
+                or isinstance(parent, cst.Attribute) and parent.attr is node
+                or isinstance(parent, cst.Arg) and parent.keyword is node):
+            return
+        owner = self.context.resolver.owner(node.value, self.context.scope)
+        self.pending.pop((id(owner), node.value), None)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        for candidates in self.pending.values():
+            for call, name, owner, loop in candidates:
+                if (loop is not None and _reads(loop, name)) or _read_in_nested_scope(owner.node, name):
+                    continue
+                template = UNUSED_COPY if self._check_op(call) == "copy" else UNUSED
+                source = call_arg(call, 0, "tensor")
+                self.report(call, template.format(name=name, op=self._code(call.func),
+                                                  source=self._code(source.value) if source else "its input"))
+
+    def visit_With(self, node: cst.With) -> None:
+        if not _creates_no_op(node.body):
+            return
+        for item in node.items:
+            name = self.context.tf_call(item.item)
+            deps = call_arg(item.item, 0, "control_inputs") if name else None
+            if name is None or name.path != "control_dependencies" or deps is None:
+                continue
+            if not isinstance(deps.value, (cst.List, cst.Tuple)):
+                continue
+            for element in deps.value.elements:
+                value = element.value
+                bound = self.context.assigned_value(value) if isinstance(value, cst.Name) else None
+                if self._check_op(value) or (bound is not None and self._check_op(bound)):
+                    self.report(value, NO_OP_BLOCK)
+
+
+def _creates_no_op(body: cst.BaseSuite) -> bool:
+    """Only ``pass``, docstrings, renames (``y = x``) and ``return x``: no TensorFlow op."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    for line in lines:
+        if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            return False
+        for small in line.body:
+            value = getattr(small, "value", None)
+            if not (isinstance(small, cst.Pass)
+                    or isinstance(small, (cst.Expr, cst.Assign, cst.Return))
+                    and (value is None and isinstance(small, cst.Return) or isinstance(value, NO_OP_VALUES))):
+                return False
+    return True
+
+
+def _loads(tree: cst.CSTNode) -> Iterator[cst.Name]:
+    """Names read in a subtree (a superset: stores other than ``name = ...`` are included)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            yield node
+        elif isinstance(node, (cst.Attribute, cst.Arg)):
+            stack.append(node.value)
+        elif not (isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name)):
+            stack.extend(node.children)
+
+
+def _reads(tree: cst.CSTNode, name: str) -> bool:
+    return any(load.value == name for load in _loads(tree))
+
+
+def _read_in_nested_scope(owner: cst.CSTNode, name: str) -> bool:
+    """A function or lambda inside ``owner`` reads ``name``: it may run at any time."""
+    stack = list(owner.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if _reads(node, name):
+                return True
+        else:
+            stack.extend(node.children)
+    return False
