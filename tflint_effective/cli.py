@@ -1,27 +1,49 @@
 """``tflint-effective check|fix|rules|explain``.
 
-Exit codes: 0 clean (or everything fixed), 1 findings remain or ``fix`` changed
-(or with ``--diff`` would change) a file, 2 usage error or a file that could
-not be read or parsed (reported; the other files are still processed).
+Exit codes: 0 clean, 1 findings remain or ``fix`` changed (with ``--diff``: would
+change) a file, 2 a configuration or usage error, or a file that could not be read
+or parsed (reported; the other files are still processed).
+
+``run_check`` and ``run_fix`` call one function per file (``check_file`` /
+``fix_file``) that returns plain data (``FileResult``), so files can be spread
+over processes or cached without touching the reporting.
 """
 from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
-from . import __version__
-from .engine import PARSE_ERROR, Diagnostic, FixError, all_rules, fix_source, lint_source, rule_by_code
-from .files import SourceError, iter_python_files, read_source, write_atomic
-from .rule import MODE_NAMES, MODES
+import libcst as cst
+
+from . import __version__, engine
+from .config import Config, ConfigError, codes, discover, load, severity
+from .engine import PARSE_ERROR, Diagnostic, FixError, all_rules, rule_by_code
+from .files import SUFFIXES, SourceError, decode, iter_python_files, read_source, write_atomic
+from .notebooks import SUFFIX as NOTEBOOK, Notebook, NotebookError
+from .output import FORMATS, Finding, Run, colour, render
+from .output.summary import Progress, plural, statistics, statistics_text, summary_line
+from .suppressions import Suppressions
 
 CLEAN, FINDINGS, ERROR = 0, 1, 2
 
 
-def _codes(text: str) -> List[str]:
-    return [c.strip().upper() for c in text.split(",") if c.strip()]
+def _codes(text: str) -> Tuple[str, ...]:
+    try:
+        return codes([c for c in text.split(",")], "")
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error).lstrip(": ")) from None
+
+
+def _severity(text: str) -> str:
+    try:
+        return severity(text, "")
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error).lstrip(": ")) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,24 +53,41 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add_selection(sub):
+    def add_common(sub):
         sub.add_argument("paths", nargs="*", default=["."], metavar="PATH",
-                         help="files or directories (default: .); - reads standard input")
-        sub.add_argument("--select", type=_codes, default=None, metavar="CODES",
-                         help="comma-separated codes or prefixes to report (default: TFE)")
-        sub.add_argument("--ignore", type=_codes, default=None, metavar="CODES",
-                         help="comma-separated codes or prefixes to leave out")
-        sub.add_argument("--exclude", action="append", default=[], metavar="GLOB",
-                         help="skip files and directories matching GLOB (repeatable)")
+                         help="files (.py, .pyi, .ipynb) or directories (default: .); - reads standard input")
+        group = sub.add_argument_group("selection (each replaces the same key of the configuration)")
+        group.add_argument("--select", type=_codes, metavar="CODES",
+                           help="comma-separated codes or prefixes to report (default: TFE)")
+        group.add_argument("--extend-select", type=_codes, metavar="CODES", help="added to --select")
+        group.add_argument("--ignore", type=_codes, metavar="CODES",
+                           help="comma-separated codes or prefixes to leave out")
+        group.add_argument("--exclude", action="append", metavar="GLOB",
+                           help="skip files and directories matching GLOB (repeatable)")
+        group.add_argument("--severity", type=_severity, metavar="LEVEL",
+                           help="minimum severity to report: info, warning or error")
+        group.add_argument("--config", metavar="FILE",
+                           help="read this pyproject.toml / setup.cfg / tox.ini instead of searching")
+        group.add_argument("--isolated", action="store_true", help="read no configuration file")
         sub.add_argument("--stdin-filename", default="-", metavar="NAME",
-                         help="the name to report for standard input")
+                         help="the name to report (and configure) standard input as")
+        sub.add_argument("--format", choices=FORMATS, default="text",
+                         help="text (path:line:col: CODE message), grouped, json, sarif or github")
+        sub.add_argument("--output", metavar="FILE", help="write the report to FILE")
+        sub.add_argument("--statistics", action="store_true",
+                         help="print how many findings each code has instead of the findings")
+        sub.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                         help="colour the text report (auto: on a terminal unless NO_COLOR is set)")
+        sub.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+        sub.add_argument("-q", "--quiet", action="store_true", help="no summary line, no progress")
 
     check = commands.add_parser("check", help="report findings")
-    add_selection(check)
-    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    add_common(check)
+    check.add_argument("--show-suppressed", action="store_true",
+                       help="also list findings silenced by # noqa or # tflint-effective: disable=")
 
     fix = commands.add_parser("fix", help="apply the safe fixes, report the rest")
-    add_selection(fix)
+    add_common(fix)
     fix.add_argument("--diff", action="store_true", help="print a unified diff; write nothing")
     fix.add_argument("--unsafe-fixes", action="store_true",
                      help="also apply fixes that may change behaviour")
@@ -59,81 +98,272 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def format_text(d: Diagnostic) -> str:
-    return f"{d.path}:{d.line}:{d.col + 1}: {d.code} {d.message}"
+# -- what one file needs ----------------------------------------------------------
+@dataclass(frozen=True)
+class Options:
+    """Everything the per-file functions read; plain data."""
+
+    config: Config = Config()
+    stdin_filename: str = "-"
+    unsafe_fixes: bool = False
+    diff: bool = False
+    show_suppressed: bool = False
+    fix_details: bool = False  # per-finding diffs and edits (json, sarif)
 
 
-def _read(path: str, args) -> tuple:
-    """(display name, Source) for a path or ``-``."""
+@dataclass
+class FileResult:
+    path: str
+    findings: List[Finding] = field(default_factory=list)
+    error: bool = False  # could not be read, parsed or fixed
+    changed: bool = False
+    fixed: int = 0
+    output: str = ""  # --diff text, or the fixed standard input
+    warnings: List[str] = field(default_factory=list)
+
+
+class PythonFile:
+    """A .py file; same interface as ``notebooks.Notebook``."""
+
+    def __init__(self, text: str):
+        self.text = self.source = text  # as stored / as linted
+
+    def locate(self, line: int) -> Tuple[Optional[int], int]:
+        return None, line
+
+    def same_cell(self, diagnostic) -> bool:
+        return True
+
+    def rewrite(self, fixed: str) -> Optional[str]:
+        return fixed
+
+    def diff(self, fixed: str, name: str) -> str:
+        return "".join(difflib.unified_diff(self.source.splitlines(keepends=True),
+                                            fixed.splitlines(keepends=True), f"a/{name}", f"b/{name}"))
+
+
+def _load(path: str, options: Options):
+    """(display name, document, encoding); SourceError / NotebookError when unreadable."""
     if path == "-":
-        from .files import decode
+        name = options.stdin_filename
+        source = decode(sys.stdin.buffer.read(), name)
+    else:
+        name, source = path, read_source(Path(path))
+    return name, _document(name, source.text), source.encoding
 
-        return args.stdin_filename, decode(sys.stdin.buffer.read(), args.stdin_filename)
-    return path, read_source(Path(path))
+
+def _document(name: str, text: str):
+    return Notebook(text) if name.endswith(NOTEBOOK) else PythonFile(text)
 
 
-def _targets(args) -> List[str]:
+def _unreadable(path: str, error: Exception) -> FileResult:
+    message = str(error)
+    if message.startswith(f"{path}: "):
+        message = message[len(path) + 2:]
+    return FileResult(path, [Finding(path, 1, 1, 1, 1, PARSE_ERROR, message, "error")], error=True)
+
+
+def _edits(old: str, new: str) -> Tuple[Tuple[int, int, str], ...]:
+    """Whole-line replacements turning ``old`` into ``new``: (char offset, length, text)."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    starts = [0]
+    for line in a:
+        starts.append(starts[-1] + len(line))
+    return tuple((starts[i1], starts[i2] - starts[i1], "".join(b[j1:j2]))
+                 for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+                 if tag != "equal")
+
+
+def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None) -> Finding:
+    cell, line = document.locate(d.line)
+    end_cell, end_line = document.locate(max(d.end_line, d.line))
+    end_col = d.end_col if d.end_line else d.col
+    if end_cell != cell:  # a node across cells: clip to the first cell's line
+        end_line, end_col = line, d.col
+    diff, edits = None, ()
+    if module is not None and d.fix is not None:
+        fixed = engine._apply(module, [d.fix])[0].code
+        diff = document.diff(fixed, name)
+        edits = _edits(document.source, fixed) if isinstance(document, PythonFile) else ()
+    return Finding(name, line, d.col + 1, end_line, end_col + 1, d.code, d.message, d.severity,
+                   cell, d.fix_safety, diff, edits, suppressed)
+
+
+def _known_codes() -> List[str]:
+    return [rule.CODE for rule in all_rules()] + [PARSE_ERROR]
+
+
+def _lint(name: str, document, options: Options) -> FileResult:
+    """Findings for one loaded document, suppressions and the minimum severity applied."""
+    config = options.config
+    select, ignore = config.selection(name)
+    try:
+        module = engine.parse(document.source)
+    except (cst.ParserSyntaxError, RecursionError) as error:
+        return FileResult(name, [_finding(engine.syntax_error(name, error), name, document)], error=True)
+    diagnostics = engine.lint_module(module, name, engine.selected_rules(select, ignore))
+    suppressions = Suppressions.parse(document.source)
+    kept, silenced = suppressions.split(diagnostics)
+    details = module if options.fix_details else None
+    result = FileResult(name)
+    result.findings = [_finding(d, name, document, details) for d in kept
+                       if d.code == PARSE_ERROR or config.reports(d.severity)]
+    if options.show_suppressed:
+        result.findings += [_finding(d, name, document, details, why) for d, why in silenced
+                            if config.reports(d.severity)]
+        result.findings.sort(key=lambda f: (f.cell or 0, f.line, f.column, f.code))
+    result.error = any(f.code == PARSE_ERROR for f in result.findings)
+    for line, code in suppressions.unknown_codes(_known_codes()):
+        cell, line = document.locate(line)
+        where = f"{name}:cell {cell}:{line}" if cell is not None else f"{name}:{line}"
+        result.warnings.append(f"{where}: warning: {code} in a suppression comment is not a rule code")
+    return result
+
+
+def check_file(path: str, options: Options) -> FileResult:
+    """Lint one file (``-``: standard input)."""
+    try:
+        name, document, _ = _load(path, options)
+    except (SourceError, NotebookError) as error:
+        return _unreadable(options.stdin_filename if path == "-" else path, error)
+    return _lint(name, document, options)
+
+
+def fix_file(path: str, options: Options) -> FileResult:
+    """Fix one file in place (or into ``output`` for ``--diff`` and standard input)."""
+    try:
+        name, document, encoding = _load(path, options)
+    except (SourceError, NotebookError) as error:
+        return _unreadable(options.stdin_filename if path == "-" else path, error)
+    select, ignore = options.config.selection(name)
+
+    def accept(d):
+        return options.config.reports(d.severity) and document.same_cell(d)
+
+    try:
+        fixed = engine.fix_source(document.source, name, select, ignore, options.unsafe_fixes,
+                                  accept=accept)
+    except FixError as error:
+        result = _lint(name, document, options)
+        result.warnings.append(f"{name}: warning: {error}")
+        result.error = True
+        return result
+    changed = fixed.source != document.source
+    new_text = document.rewrite(fixed.source) if changed else document.text
+    if new_text is None:
+        result = _lint(name, document, options)
+        result.warnings.append(f"{name}: warning: the fixes would move code between cells; "
+                               "notebook left unchanged")
+        return result
+    output = ""
+    if changed and options.diff:
+        output = document.diff(fixed.source, name)
+    elif changed and path != "-":
+        write_atomic(Path(path), new_text, encoding)
+    elif path == "-" and not options.diff:
+        output = new_text
+    result = _lint(name, _document(name, new_text), options)  # what remains
+    result.changed, result.fixed, result.output = changed, fixed.applied, output
+    return result
+
+
+# -- running over many files -----------------------------------------------------------
+def _configuration(args) -> Config:
+    if args.isolated:
+        config = Config()
+    elif args.config:
+        config = load(Path(args.config))
+        if config is None:
+            raise ConfigError(f"{args.config}: no [tool.tflint-effective] / [tflint-effective] section")
+    else:
+        first = args.stdin_filename if args.paths == ["-"] and args.stdin_filename != "-" else args.paths[0]
+        config = discover(Path("." if first == "-" else first))
+    return config.override(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
+                           exclude=tuple(args.exclude) if args.exclude else None, severity=args.severity)
+
+
+def _targets(args, config: Config) -> List[str]:
     if args.paths == ["-"]:
         return ["-"]
-    return [str(p) for p in iter_python_files(args.paths, args.exclude)]
+    return [str(p) for p in iter_python_files(args.paths, config.exclude, (*SUFFIXES, NOTEBOOK))]
 
 
-def _unreadable(path: str, error: Exception) -> Diagnostic:
-    message = str(error)
-    prefix = f"{path}: "
-    return Diagnostic(path, 1, 0, PARSE_ERROR, message[len(prefix):] if message.startswith(prefix) else message,
-                      "error", 1, 0)
+def _options(args, config: Config) -> Options:
+    return Options(config=config, stdin_filename=args.stdin_filename,
+                   unsafe_fixes=getattr(args, "unsafe_fixes", False), diff=getattr(args, "diff", False),
+                   show_suppressed=getattr(args, "show_suppressed", False),
+                   fix_details=args.format in ("json", "sarif") and not args.statistics)
+
+
+def _each(args, per_file) -> Tuple[List[FileResult], Options]:
+    config = _configuration(args)
+    options = _options(args, config)
+    targets = _targets(args, config)
+    progress = Progress(len(targets), sys.stderr, active=not args.quiet)
+    results = []
+    try:
+        for path in targets:
+            results.append(per_file(path, options))
+            progress.step(path)
+    finally:
+        progress.close()
+    return results, options
+
+
+def _report(args, results: List[FileResult], stream) -> Run:
+    """Write the findings (or statistics) in the chosen format; return the run."""
+    run = Run([f for r in results for f in r.findings], len(results), getattr(args, "unsafe_fixes", False))
+    for result in results:
+        for warning in result.warnings:
+            print(warning, file=sys.stderr)
+    target = open(args.output, "w", encoding="utf-8") if args.output else stream
+    try:
+        coloured = colour.wanted(target, args.color)
+        if args.statistics:
+            rows = statistics(run)
+            if args.format == "json":
+                text = json.dumps(rows, indent=2) + "\n"
+            else:
+                text = statistics_text(rows)
+        else:
+            text = render(args.format, run, coloured)
+        target.write(text)
+    finally:
+        if args.output:
+            target.close()
+    return run
+
+
+def _status(args, results: List[FileResult], run: Run) -> int:
+    if any(r.error for r in results):
+        return ERROR
+    if (run.reported or any(r.changed for r in results)) and not args.exit_zero:
+        return FINDINGS
+    return CLEAN
 
 
 def run_check(args, out) -> int:
-    status = CLEAN
-    for path in _targets(args):
-        try:
-            name, source = _read(path, args)
-            diagnostics = lint_source(source.text, name, args.select, args.ignore)
-        except SourceError as error:
-            diagnostics = [_unreadable(path, error)]
-        for d in diagnostics:
-            print(format_text(d), file=out)
-            status = max(status, ERROR if d.code == PARSE_ERROR else FINDINGS)
-    if status == FINDINGS and args.exit_zero:
-        return CLEAN
-    return status
+    results, _ = _each(args, check_file)
+    run = _report(args, results, out)
+    if not args.quiet:
+        print(summary_line(run), file=sys.stderr)
+    return _status(args, results, run)
 
 
 def run_fix(args, out) -> int:
-    status = CLEAN
-    fixed_total = changed_files = hidden = 0
-    for path in _targets(args):
-        try:
-            name, source = _read(path, args)
-            result = fix_source(source.text, name, args.select, args.ignore, args.unsafe_fixes)
-        except (SourceError, FixError) as error:
-            print(format_text(_unreadable(path, error)), file=out)
-            status = ERROR
-            continue
-        hidden += result.hidden_unsafe
-        changed = result.source != source.text
-        if changed:
-            changed_files += 1
-            fixed_total += result.applied
-            status = max(status, FINDINGS)
-            if args.diff:
-                out.writelines(difflib.unified_diff(
-                    source.text.splitlines(keepends=True), result.source.splitlines(keepends=True),
-                    f"a/{name}", f"b/{name}"))
-            elif path == "-":
-                out.write(result.source)
-            else:
-                write_atomic(Path(path), result.source, source.encoding)
-        for d in result.diagnostics:
-            print(format_text(d), file=out)
-            status = max(status, ERROR if d.code == PARSE_ERROR else FINDINGS)
-    verb = "Would fix" if args.diff else "Fixed"
-    print(f"{verb} {fixed_total} finding(s) in {changed_files} file(s).", file=sys.stderr)
-    if hidden:
-        print(f"{hidden} more fix(es) available with --unsafe-fixes.", file=sys.stderr)
-    return status
+    results, _ = _each(args, fix_file)
+    code_on_stdout = args.diff or args.paths == ["-"]
+    for result in results:
+        out.write(result.output)
+    run = _report(args, results, sys.stderr if code_on_stdout else out)
+    if not args.quiet:
+        changed = [r for r in results if r.changed]
+        verb = "Would fix" if args.diff else "Fixed"
+        fixed = sum(r.fixed for r in changed)
+        print(f"{verb} {plural(fixed, 'finding')} in {plural(len(changed), 'file')}.", file=sys.stderr)
+        if run.reported:
+            print(summary_line(run), file=sys.stderr)
+    return _status(args, results, run)
 
 
 def run_rules(out) -> int:
@@ -144,27 +374,15 @@ def run_rules(out) -> int:
     return CLEAN
 
 
-def explain_text(rule) -> str:
-    modes = ", ".join(f"{MODE_NAMES[m]}: {rule.severity_in(m) or 'off'}" for m in MODES)
-    parts = [f"{rule.CODE} {rule.name()}: {rule.MESSAGE}", "", rule.doc(), "",
-             f"Severity by execution mode: {modes}.", f"Fix: {rule.FIX_SAFETY}.", "",
-             "Bad:", _indent(rule.BAD), "", "Good:", _indent(rule.GOOD)]
-    return "\n".join(parts)
-
-
-def _indent(code: str) -> str:
-    import textwrap
-
-    return textwrap.indent(textwrap.dedent(code).strip("\n"), "    ")
-
-
 def run_explain(args, out) -> int:
+    from .docs import rule_text
+
     rule = rule_by_code(args.code)
     if rule is None:
         print(f"tflint-effective: unknown rule code {args.code!r} "
               f"(known: {', '.join(r.CODE for r in all_rules())})", file=sys.stderr)
         return ERROR
-    print(explain_text(rule), file=out)
+    out.write(rule_text(rule))
     return CLEAN
 
 
@@ -183,7 +401,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.command == "rules":
             return run_rules(out)
         return run_explain(args, out)
-    except FileNotFoundError as error:
+    except (ConfigError, OSError) as error:  # includes a missing path or --output directory
         print(f"tflint-effective: {error}", file=sys.stderr)
         return ERROR
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import importlib
 import pkgutil
-import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -20,12 +19,10 @@ from . import rules as rules_package
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Resolver, Scope, ScopeTable, TFName, tf_name
 from .rule import SAFE, UNSAFE, Fix, Report, Rule
 from .semantics import SemanticModel
+from .suppressions import Suppressions
 
 MAX_FIX_PASSES = 8
 PARSE_ERROR = "TFE000"
-
-NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
-NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -198,26 +195,6 @@ def analyse(module: cst.Module, path: str, rule_classes: Sequence[type]) -> List
     return settled
 
 
-def _noqa_codes(source: str) -> Dict[int, Optional[frozenset]]:
-    """Line -> codes its ``# noqa`` names (None: every code)."""
-    table = {}
-    if "noqa" not in source.lower():
-        return table
-    for number, text in enumerate(NEWLINE.split(source), start=1):
-        match = NOQA.search(text)
-        if match:
-            codes = match.group("codes")
-            table[number] = frozenset(re.findall(r"[A-Z]+[0-9]+", codes.upper())) if codes else None
-    return table
-
-
-def _suppressed(diagnostic: Diagnostic, noqa: Dict[int, Optional[frozenset]]) -> bool:
-    if diagnostic.line not in noqa:
-        return False
-    codes = noqa[diagnostic.line]
-    return codes is None or diagnostic.code.startswith(tuple(codes))
-
-
 def _diagnostics(module, path, settled) -> List[Diagnostic]:
     if not settled:
         return []
@@ -254,9 +231,8 @@ def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
     except (cst.ParserSyntaxError, RecursionError) as error:
         return [syntax_error(path, error)]
     diagnostics = lint_module(module, path, selected_rules(select, ignore))
-    if noqa:
-        table = _noqa_codes(source)
-        diagnostics = [d for d in diagnostics if not _suppressed(d, table)]
+    if noqa:  # `# noqa` comments and `# tflint-effective: disable=` lines
+        diagnostics = Suppressions.parse(source).kept(diagnostics)
     return diagnostics
 
 
@@ -318,8 +294,11 @@ def _apply(module: cst.Module, fixes: Sequence[Fix]) -> Tuple[cst.Module, int]:
 
 
 def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
-               unsafe_fixes: bool = False, noqa: bool = True) -> FixResult:
+               unsafe_fixes: bool = False, noqa: bool = True, accept=None) -> FixResult:
     """Apply fixes until nothing changes (at most 8 passes).
+
+    ``accept(diagnostic)``, when given, vetoes fixes (the CLI uses it for the
+    minimum severity and for notebook fixes that would span cells).
 
     Raises FixError, and returns nothing to write, if a pass yields code that
     does not parse: the caller leaves the file untouched.
@@ -335,10 +314,9 @@ def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
     while True:
         diagnostics = lint_module(module, path, rule_classes)
         if noqa:
-            table = _noqa_codes(source)
-            diagnostics = [d for d in diagnostics if not _suppressed(d, table)]
+            diagnostics = Suppressions.parse(source).kept(diagnostics)
         hidden = 0 if unsafe_fixes else sum(d.fix_safety == UNSAFE for d in diagnostics)
-        fixes = [d.fix for d in diagnostics if d.fix_safety in allowed]
+        fixes = [d.fix for d in diagnostics if d.fix_safety in allowed and (accept is None or accept(d))]
         if not fixes or passes == MAX_FIX_PASSES:
             return FixResult(source, applied, passes, diagnostics, hidden, converged=not fixes)
         fixed, count = _apply(module, fixes)

@@ -38,8 +38,9 @@ def _is_virtualenv(directory: str) -> bool:
     return os.path.exists(os.path.join(directory, "pyvenv.cfg"))
 
 
-def iter_python_files(paths: Iterable[str], exclude: Sequence[str] = ()) -> Iterator[Path]:
-    """Files named on the command line, and *.py files below directories, sorted.
+def iter_python_files(paths: Iterable[str], exclude: Sequence[str] = (),
+                      suffixes: Sequence[str] = SUFFIXES) -> Iterator[Path]:
+    """Files named on the command line, and files with ``suffixes`` below directories, sorted.
 
     Raises FileNotFoundError for a path that does not exist.
     """
@@ -57,7 +58,7 @@ def iter_python_files(paths: Iterable[str], exclude: Sequence[str] = ()) -> Iter
                              and not excluded(Path(root, d), exclude))
             for name in sorted(files):
                 candidate = Path(root, name)
-                if name.endswith(SUFFIXES) and not excluded(candidate, exclude):
+                if name.endswith(tuple(suffixes)) and not excluded(candidate, exclude):
                     yield candidate
 
 

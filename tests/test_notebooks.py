@@ -1,0 +1,189 @@
+"""Jupyter notebooks: findings per cell, fixes written back to the changed cells only."""
+import json
+
+import pytest
+
+from tflint_effective.cli import main
+from tflint_effective.engine import Diagnostic, rule_by_code
+from tflint_effective.notebooks import Notebook, NotebookError
+
+M102 = rule_by_code("TFE102").MESSAGE
+
+
+def code_cell(number, source, outputs=()):
+    return {"cell_type": "code", "execution_count": number, "id": f"c{number}", "metadata": {},
+            "outputs": list(outputs), "source": source}
+
+
+OUTPUT = {"name": "stdout", "output_type": "stream", "text": ["tensor(…)\n"]}
+CELLS = [
+    {"cell_type": "markdown", "id": "m0", "metadata": {}, "source": ["# Réseau\n", "Notes."]},
+    code_cell(1, ["%matplotlib inline\n", "import tensorflow as tf\n", "x = tf.ones([2, 3])"]),
+    code_cell(2, ["!pip list\n", "y = tf.reduce_sum(x, reduction_indices=1)\n", "print(y)"], [OUTPUT]),
+    code_cell(3, ["%%time\n", "z = tf.reduce_sum(x, reduction_indices=1)"]),
+    code_cell(4, ["for i in range(2):\n", "    %time w = tf.reduce_mean(x, axis=1)\n",
+                  "    v = tf.reduce_max(x, keep_dims=True, axis=0)"]),
+]
+METADATA = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+
+
+def notebook_text(cells=CELLS, metadata=METADATA, indent=1):
+    """As Jupyter writes it: indent 1, sorted keys, raw UTF-8, final newline."""
+    data = {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(data, indent=indent, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+FIXED = (notebook_text()
+         .replace('"y = tf.reduce_sum(x, reduction_indices=1)\\n"', '"y = tf.reduce_sum(x, axis=1)\\n"')
+         .replace('"    v = tf.reduce_max(x, keep_dims=True, axis=0)"',
+                  '"    v = tf.reduce_max(x, keepdims=True, axis=0)"'))
+LINES = [f"nb.ipynb:cell 3:2:22: TFE102 {M102.format(old='reduction_indices', new='axis')}",
+         f"nb.ipynb:cell 5:3:26: TFE102 {M102.format(old='keep_dims', new='keepdims')}"]
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nb.ipynb").write_text(notebook_text(), encoding="utf-8")
+    return tmp_path
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_findings_in_two_cells_report_cell_and_line(workdir, capsys):
+    assert run(capsys, "check", "nb.ipynb", "--select", "TFE1") == (
+        1, "\n".join(LINES) + "\n", "2 findings (2 fixable) in 1 file\n")
+
+
+def test_fix_rewrites_only_those_cells_and_keeps_the_json_layout(workdir, capsys):
+    assert run(capsys, "fix", "nb.ipynb", "--select", "TFE1") == (1, "", "Fixed 2 findings in 1 file.\n")
+    assert (workdir / "nb.ipynb").read_text(encoding="utf-8") == FIXED
+    assert run(capsys, "check", "nb.ipynb", "--select", "TFE1") == (0, "", "No findings (1 file checked).\n")
+
+
+def test_fix_diff_names_the_cells(workdir, capsys):
+    status, out, _ = run(capsys, "fix", "nb.ipynb", "--diff", "--select", "TFE1")
+    assert status == 1
+    assert out == ("--- a/nb.ipynb:cell 3\n+++ b/nb.ipynb:cell 3\n@@ -1,3 +1,3 @@\n !pip list\n"
+                   "-y = tf.reduce_sum(x, reduction_indices=1)\n+y = tf.reduce_sum(x, axis=1)\n print(y)\n"
+                   "--- a/nb.ipynb:cell 5\n+++ b/nb.ipynb:cell 5\n@@ -1,3 +1,3 @@\n for i in range(2):\n"
+                   "     %time w = tf.reduce_mean(x, axis=1)\n"
+                   "-    v = tf.reduce_max(x, keep_dims=True, axis=0)\n"
+                   "+    v = tf.reduce_max(x, keepdims=True, axis=0)\n")
+    assert (workdir / "nb.ipynb").read_text(encoding="utf-8") == notebook_text()
+
+
+def test_json_output_carries_the_cell(workdir, capsys):
+    status, out, _ = run(capsys, "check", "nb.ipynb", "--select", "TFE102", "--format", "json")
+    first = json.loads(out)["findings"][0]
+    assert {k: first[k] for k in ("path", "cell", "line", "column", "end_line", "end_column")} == {
+        "path": "nb.ipynb", "cell": 3, "line": 2, "column": 22, "end_line": 2, "end_column": 41}
+    assert first["fix"]["diff"] == ("--- a/nb.ipynb:cell 3\n+++ b/nb.ipynb:cell 3\n@@ -1,3 +1,3 @@\n"
+                                    " !pip list\n-y = tf.reduce_sum(x, reduction_indices=1)\n"
+                                    "+y = tf.reduce_sum(x, axis=1)\n print(y)\n")
+
+
+def test_linted_module_joins_code_cells_with_magics_as_placeholders():
+    notebook = Notebook(notebook_text())
+    assert notebook.source == (
+        "# <tflint-effective cell 2>\n"
+        "pass  # <tflint-effective magic>\nimport tensorflow as tf\nx = tf.ones([2, 3])\n"
+        "# <tflint-effective cell 3>\n"
+        "pass  # <tflint-effective magic>\ny = tf.reduce_sum(x, reduction_indices=1)\nprint(y)\n"
+        "# <tflint-effective cell 5>\n"
+        "for i in range(2):\n    pass  # <tflint-effective magic>\n"
+        "    v = tf.reduce_max(x, keep_dims=True, axis=0)\n")
+    assert [notebook.locate(line) for line in (2, 4, 7, 11)] == [(2, 1), (2, 3), (3, 2), (5, 2)]
+
+
+@pytest.mark.parametrize("line", [
+    "!ls -l", "%load_ext autoreload", "files = !ls", "t = %timeit -o f()", "tf.reduce_sum?", "??tf",
+    "  %time f()",
+])
+def test_magic_lines_become_placeholders(line):
+    cells = [code_cell(1, ["import tensorflow as tf\n", line])]
+    source = Notebook(notebook_text(cells)).source
+    indent = line[:len(line) - len(line.lstrip())]
+    assert source.splitlines()[2] == indent + "pass  # <tflint-effective magic>"
+
+
+def test_magic_continuation_lines_are_placeholders_too():
+    cells = [code_cell(1, ["if True:\n", "    !echo a \\\n", "        b\n", "    c = 1"])]
+    assert Notebook(notebook_text(cells)).source.splitlines()[1:] == [
+        "if True:", "    pass  # <tflint-effective magic>", "    pass  # <tflint-effective magic>",
+        "    c = 1"]
+
+
+def test_an_import_is_needed_before_names_resolve(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cells = [code_cell(1, ["y = tf.reduce_sum(x, reduction_indices=1)"])]
+    (tmp_path / "n.ipynb").write_text(notebook_text(cells))
+    assert run(capsys, "check", "n.ipynb")[:2] == (0, "")
+
+
+def test_other_kernels_are_not_linted(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    metadata = {"kernelspec": {"display_name": "R", "language": "R", "name": "ir"}}
+    cells = [code_cell(1, ["import tensorflow as tf\n", "y = tf.reduce_sum(x, reduction_indices=1)"])]
+    (tmp_path / "r.ipynb").write_text(notebook_text(cells, metadata))
+    assert run(capsys, "check", "r.ipynb")[:2] == (0, "")
+
+
+def test_string_sources_and_other_indents_are_kept(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cells = [code_cell(1, "import tensorflow as tf\ny = tf.reduce_sum(x, reduction_indices=1)\n")]
+    original = notebook_text(cells, indent=2)
+    (tmp_path / "s.ipynb").write_text(original)
+    assert run(capsys, "fix", "s.ipynb", "--select", "TFE102")[0] == 1
+    assert (tmp_path / "s.ipynb").read_text() == original.replace("reduction_indices=1", "axis=1")
+
+
+def test_directories_include_notebooks(workdir, capsys):
+    (workdir / "sub").mkdir()
+    (workdir / "nb.ipynb").rename(workdir / "sub" / "nb.ipynb")
+    status, out, _ = run(capsys, "check", ".", "--select", "TFE102")
+    assert (status, out) == (1, "".join(f"sub/{line}\n" for line in LINES))
+
+
+def test_unreadable_notebook_is_tfe000(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.ipynb").write_text("{not json")
+    status, out, _ = run(capsys, "check", "bad.ipynb")
+    assert status == 2
+    assert out.startswith("bad.ipynb:1:1: TFE000 cannot parse this notebook: invalid JSON: ")
+    (tmp_path / "bad.ipynb").write_text('{"worksheets": []}')
+    assert run(capsys, "check", "bad.ipynb")[:2] == (
+        2, "bad.ipynb:1:1: TFE000 cannot parse this notebook: no `cells` list (nbformat 4 is supported)\n")
+
+
+def test_a_cell_that_does_not_parse_is_located(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cells = [code_cell(1, ["import tensorflow as tf"]), code_cell(2, ["x = = 1"])]
+    (tmp_path / "p.ipynb").write_text(notebook_text(cells))
+    status, out, _ = run(capsys, "check", "p.ipynb")
+    assert status == 2
+    assert out.startswith("p.ipynb:cell 2:1:")
+    assert " TFE000 cannot parse this file: " in out
+
+
+def test_fixes_spanning_cells_are_refused():
+    notebook = Notebook(notebook_text())
+
+    def spanning(start, end):
+        return Diagnostic("nb.ipynb", start, 0, "TFE102", "m", "warning", end, 1)
+
+    assert notebook.same_cell(spanning(6, 8)) is True
+    assert notebook.same_cell(spanning(4, 6)) is False
+    # A fixed module whose cell markers moved cannot be written back.
+    assert notebook.rewrite(notebook.source.replace("# <tflint-effective cell 3>\n", "")) is None
+    assert notebook.rewrite(notebook.source.replace("    pass  # <tflint-effective magic>\n", "")) is None
+    assert notebook.rewrite(notebook.source) == notebook_text()
+
+
+def test_not_a_notebook_raises():
+    with pytest.raises(NotebookError, match="invalid JSON"):
+        Notebook("[")

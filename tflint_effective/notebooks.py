@@ -1,0 +1,177 @@
+"""Jupyter notebooks: the code cells linted as one module, reported and fixed per cell.
+
+The code cells are joined in order, so an import in cell 1 resolves a name in
+cell 7; each is preceded by a marker comment, which lets a fixed module be cut
+back into cells.  IPython line magics, ``!shell`` and ``?help`` lines become
+``pass`` placeholders (same line count) and are put back on writing; a cell that
+starts with a cell magic (``%%time``) is not Python and is skipped.  Cells are
+numbered from 1 over all cells, markdown included, as ruff does.  Fixes may
+touch only one cell; the notebook is written back with only the changed cells'
+``source`` replaced and its JSON layout (indent, key order, escaping, final
+newline) kept.
+"""
+from __future__ import annotations
+
+import bisect
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+SUFFIX = ".ipynb"
+MARKER = "# <tflint-effective cell {}>"
+MARKER_LINE = re.compile(r"^# <tflint-effective cell (\d+)>$", re.MULTILINE)
+PLACEHOLDER = "pass  # <tflint-effective magic>"
+# A line IPython rewrites before Python sees it: %magic, !shell, ?name, name?, x = %magic, x = !cmd.
+MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?{1,2}[ \t]*$|[\w.]+[ \t]*=[ \t]*[%!])")
+CELL_MAGIC = re.compile(r"\s*%%")
+
+
+class NotebookError(ValueError):
+    """Not a notebook we can read (invalid JSON, nbformat 3, ...)."""
+
+
+@dataclass
+class Cell:
+    number: int  # 1-based over all cells
+    index: int  # position in data["cells"]
+    text: str  # the cell's source as stored
+    code: str  # what is linted: magics replaced, ending in a newline
+    magics: List[str]  # the replaced lines, in order
+    first_line: int = 0  # line of the cell's first code line in the joined module
+
+
+def _mask_magics(text: str) -> Tuple[str, List[str]]:
+    lines, magics, continued, indent = text.split("\n"), [], False, ""
+    for i, line in enumerate(lines):
+        if continued or MAGIC.match(line):
+            magics.append(line)
+            if not continued:  # continuation lines keep the magic's indent
+                indent = line[:len(line) - len(line.lstrip())]
+            lines[i] = indent + PLACEHOLDER
+            continued = line.endswith("\\")
+    code = "\n".join(lines)
+    return (code if code.endswith("\n") else code + "\n"), magics
+
+
+def _unmask_magics(code: str, magics: List[str]) -> Optional[str]:
+    lines = code.split("\n")
+    slots = [i for i, line in enumerate(lines) if line.strip() == PLACEHOLDER]
+    if len(slots) != len(magics):
+        return None  # a fix swallowed a magic line: do not guess
+    for i, magic in zip(slots, magics):
+        lines[i] = magic
+    return "\n".join(lines)
+
+
+def _python(data: dict) -> bool:
+    metadata = data.get("metadata") or {}
+    language = ((metadata.get("kernelspec") or {}).get("language")
+                or (metadata.get("language_info") or {}).get("name") or "python")
+    return str(language).lower() == "python"
+
+
+class Notebook:
+    """A parsed .ipynb file; ``source`` is the module the linter sees."""
+
+    def __init__(self, text: str):
+        self.text = text
+        try:
+            self.data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise NotebookError(f"cannot parse this notebook: invalid JSON: {error}") from None
+        if not isinstance(self.data, dict) or not isinstance(self.data.get("cells"), list):
+            raise NotebookError("cannot parse this notebook: no `cells` list (nbformat 4 is supported)")
+        self.cells: List[Cell] = []
+        parts: List[str] = []
+        line = 1
+        for index, raw in enumerate(self.data["cells"] if _python(self.data) else ()):
+            cell_text = "".join(raw.get("source") or "")
+            if raw.get("cell_type") != "code" or CELL_MAGIC.match(cell_text):
+                continue
+            code, magics = _mask_magics(cell_text)
+            cell = Cell(index + 1, index, cell_text, code, magics, first_line=line + 1)
+            self.cells.append(cell)
+            parts += [MARKER.format(cell.number), "\n", code]
+            line += 1 + code.count("\n")
+        self.source = "".join(parts)
+        self._starts = [cell.first_line for cell in self.cells]
+
+    # -- positions -------------------------------------------------------------
+    def locate(self, line: int) -> Tuple[Optional[int], int]:
+        """(cell number, line within the cell) for a line of ``source``."""
+        at = bisect.bisect_right(self._starts, line) - 1
+        if at < 0:
+            return None, line
+        cell = self.cells[at]
+        return cell.number, line - cell.first_line + 1
+
+    def same_cell(self, diagnostic) -> bool:
+        """Whether a finding (and so its fix) lies within one cell."""
+        end = max(diagnostic.line, diagnostic.end_line)
+        return self.locate(diagnostic.line)[0] == self.locate(end)[0]
+
+    # -- rewriting ---------------------------------------------------------------
+    def changed_cells(self, fixed_source: str) -> Optional[Dict[int, str]]:
+        """Cell index -> new source text, for the cells a fixed module changes.
+
+        None when the fixed module cannot be cut back into the same cells.
+        """
+        pieces = MARKER_LINE.split(fixed_source)
+        numbers = [int(n) for n in pieces[1::2]]
+        if numbers != [cell.number for cell in self.cells]:
+            return None
+        head, bodies = pieces[0], pieces[2::2]
+        changed = {}
+        for position, (cell, body) in enumerate(zip(self.cells, bodies)):
+            body = body[1:] if body.startswith("\n") else body  # the marker's own newline
+            if position == 0:
+                body = head + body  # an import added above the first marker
+            text = _unmask_magics(body, cell.magics)
+            if text is None:
+                return None
+            if not cell.text.endswith("\n") and text.endswith("\n"):
+                text = text[:-1]
+            if text != cell.text:
+                changed[cell.index] = text
+        return changed
+
+    def rewrite(self, fixed_source: str) -> Optional[str]:
+        """The notebook's new JSON text, or None if the fixes moved code between cells."""
+        changed = self.changed_cells(fixed_source)
+        return None if changed is None else self.render(changed)
+
+    def render(self, changed: Dict[int, str]) -> str:
+        """The notebook's JSON with new sources for ``changed`` cells only."""
+        data = json.loads(self.text)  # a fresh copy, key order as in the file
+        for index, text in changed.items():
+            cell = data["cells"][index]
+            if isinstance(cell["source"], list):
+                cell["source"] = re.findall(r"[^\n]*\n|[^\n]+", text)
+            else:
+                cell["source"] = text
+        return dumps(data, like=self.text)
+
+    def diff(self, fixed_source: str, name: str) -> str:
+        """Unified diff of the cells ``fixed_source`` changes (headers name the cell)."""
+        changed = self.changed_cells(fixed_source) or {}
+        chunks = []
+        for cell in self.cells:
+            if cell.index in changed:
+                label = f"{name}:cell {cell.number}"
+                chunks += difflib.unified_diff(_lines(cell.text), _lines(changed[cell.index]),
+                                               f"a/{label}", f"b/{label}")
+        return "".join(chunks)
+
+
+def _lines(text: str) -> List[str]:
+    return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]
+
+
+def dumps(data: dict, like: str) -> str:
+    """JSON laid out like the text ``like``: its indent, escaping and final newline."""
+    match = re.search(r"\n( +)\S", like)
+    indent = len(match.group(1)) if match else None
+    text = json.dumps(data, indent=indent, ensure_ascii=like.isascii())
+    return text + "\n" if like.endswith("\n") else text
