@@ -1,0 +1,80 @@
+import pytest
+
+from tfe_testing import FIXTURES, load_module
+from tfe_testing import assert_same_values, dedent, findings
+from tflint_effective.engine import lint_source
+
+HEADER = "import tensorflow as tf\nx = tf.random.normal([500, 4])\nz = tf.zeros([4])\n"
+
+CASES = [
+    ("for i in range(500):\n    z += x[i]\n", [(5, 10, "TFE201")]),
+    ("for i in range(500):\n    z += x[:, i] + x[i:i + 2, 0]\n",
+     [(5, 10, "TFE201"), (5, 20, "TFE201")]),
+    ("for i in range(500):\n    z += x[i][0]\n", [(5, 10, "TFE201")]),
+    ("for i in range(500):\n    z += x[0][i]\n", [(5, 10, "TFE201")]),
+    ("for i in range(500):\n    z += tf.gather(params=x, indices=i)\n", [(5, 10, "TFE201")]),
+    ("for i in range(500):\n    z += tf.strided_slice(x, [i], [i + 1])\n", [(5, 10, "TFE201")]),
+    ("for i, row in enumerate(rows):\n    z += x[i] * row\n", [(5, 10, "TFE201")]),
+    ("ys = tf.stack([x[i] for i in range(500)])\n", [(4, 16, "TFE201")]),
+    ("ys = [y for i in range(9) for y in tf.unstack(x[i])]\n", [(4, 47, "TFE201")]),
+    ("for i in range(500):\n    for j in range(4):\n        z += x[i, j]\n", [(6, 14, "TFE201")]),
+    # near misses
+    ("for i in range(500):\n    z += x[0]\n", []),
+    ("for i in range(500):\n    z += x.shape[i] + tf.shape(x)[i]\n", []),
+    ("dims = tf.shape(x)[1:]\nfor i, k in enumerate(ks):\n    z += dims[i] * k\n", []),
+    ("for i in range(4):\n    z += x[i]\n", []),
+    ("parts = tf.split(x, 500)\nfor i in range(500):\n    z += parts[i]\n", []),
+    ("import numpy as np\nv = np.ones([500, 4])\nfor i in range(500):\n    z += v[i]\n", []),
+    ("v = [1.0] * 500\nfor i in range(500):\n    z += v[i]\n", []),
+    ("for i in range(500):\n    def row(i=0):\n        return x[i]\n", []),
+    ("ys = [x[i] for i in range(4)]\n", []),
+    ("ys = [v[i] for i in range(500) for v in (x,)]\n", []),
+    ("for i in range(500):\n    z += tf.gather(x, 0)\n", []),
+    ("def range(n):\n    return [0]\nfor i in range(500):\n    z += x[i]\n", [(7, 10, "TFE201")]),
+]
+
+
+@pytest.mark.parametrize("body, expected", CASES)
+def test_findings(body, expected):
+    assert findings(HEADER + body, select=["TFE201"]) == expected
+
+
+def severities(source):
+    return [(d.line, d.severity) for d in lint_source(dedent(source), select=["TFE201"])]
+
+
+def test_loops_autograph_converts_are_reported_in_eager_code_only():
+    eager = HEADER + "for i in tf.range(500):\n    z += x[i]\nfor i in range(tf.shape(x)[0]):\n    z += x[i]\n"
+    assert severities(eager) == [(5, "warning"), (7, "warning")]
+    compiled = ("import tensorflow as tf\n@tf.function\ndef f(x: tf.Tensor, n):\n"
+                "    x = tf.random.normal([500, 4])\n    z = tf.zeros([4])\n"
+                "    for i in tf.range(500):\n        z += x[i]\n"
+                "    for i in range(n):\n        z += x[i]\n"
+                "    for i in range(500):\n        z += x[i]\n"
+                "    for i in range(len(x) - 1):\n        z += x[i]\n"
+                "    return tf.stack([x[i] for i in range(n)])\n")
+    assert severities(compiled) == [(11, "warning"), (13, "warning"), (14, "warning")]
+
+
+@pytest.mark.parametrize("header, gather", [
+    ("import tensorflow.compat.v1 as tf\nx = tf.random_normal([500, 4])\n", "tf.gather"),  # TF1 graph
+    ("from tensorflow import gather, random\nx = random.normal([500, 4])\n", "gather"),
+])
+def test_graph_mode_and_aliases(header, gather):
+    source = header + f"for i in range(n):\n    y = {gather}(x, i) + x[i]\n"
+    column = len(f"    y = {gather}(x, i) + ") + 1
+    assert findings(source, select=["TFE201"]) == [(4, 9, "TFE201"), (4, column, "TFE201")]
+    assert severities(source) == [(4, "warning"), (4, "warning")]
+
+
+def test_bad_unrolls_one_slice_per_row_and_good_is_constant(tf):
+    bad = load_module(FIXTURES / "tensor_sliced_in_python_loop" / "bad.py")
+    good = load_module(FIXTURES / "tensor_sliced_in_python_loop" / "good.py")
+
+    def graph_ops(module, rows):
+        return len(tf.function(module.row_sum).get_concrete_function(rows).graph.get_operations())
+
+    assert graph_ops(bad, 20) - graph_ops(bad, 10) >= 10 * 2  # a slice and an add per row
+    assert graph_ops(good, 20) == graph_ops(good, 10)
+    assert_same_values(bad.row_sum(20), good.row_sum(20))
+    assert_same_values(bad.main(), good.main())

@@ -1,0 +1,144 @@
+"""Multi-device towers: ``with tf.device(...)`` scopes that copy a model onto several devices.
+
+Towers are recognised, in one function, by a ``tf.device`` scope whose device
+depends on the variable of an enclosing loop (``for i in range(n): with
+tf.device(f"/gpu:{i}")``), by literal devices of one type with different
+indices (``"/gpu:0"`` then ``"/gpu:1"``; ``devices[0]`` then ``devices[1]``),
+or by a call to a function of the module that builds towers (a
+``make_parallel`` helper defined earlier) or to ``runtime_checks.make_parallel``.
+Used by TFE501 and TFE502.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Set, Tuple, Union
+
+import libcst as cst
+
+from .loops import enclosing_loops, names_in
+from .names import Scope
+from .rule import call_arg
+
+VARYING = "varying"  # a device that changes with a loop variable, or towers built by a call
+OTHER = "other"  # a device scope we cannot tell apart from others
+DeviceKey = Union[str, Tuple[str, int]]
+
+LITERAL_DEVICE = re.compile(r"(?:^|/)(?:device:)?(?P<type>cpu|gpu|tpu):(?P<index>\d+)$", re.I)
+RUNTIME_BUILDERS = {"tflint_effective.runtime_checks.make_parallel",
+                    "tflint_effective.runtime_checks.devices.make_parallel"}
+
+
+class Towers:
+    """Tower devices seen in a region of code (a function body, a tape's block)."""
+
+    def __init__(self):
+        self.literal: Set[Tuple[str, int]] = set()
+        self.varying = False
+
+    def add(self, key: DeviceKey) -> None:
+        if key == VARYING:
+            self.varying = True
+        elif isinstance(key, tuple):
+            self.literal.add(key)
+
+    @property
+    def multi(self) -> bool:
+        return self.varying or any(self.is_tower(key) for key in self.literal)
+
+    def is_tower(self, key: Optional[DeviceKey]) -> bool:
+        """A varying device, or one of several literal devices of one type."""
+        if key == VARYING:
+            return True
+        return isinstance(key, tuple) and sum(k[0] == key[0] for k in self.literal) > 1
+
+
+class TowerTracker:
+    """Follows, during the traversal, which functions build towers."""
+
+    def __init__(self, context):
+        self.context = context
+        self.by_scope: Dict[Scope, Towers] = {}
+        self.builders: Set[Tuple[int, str]] = set()  # (id of owner scope, function name)
+        self.regions: List[Tuple[Scope, Towers]] = []  # open regions that also collect towers
+
+    def towers(self) -> Towers:
+        """The towers seen so far in the current function (or module)."""
+        return self.by_scope.setdefault(self.context.scope, Towers())
+
+    def device_key(self, expr: cst.BaseExpression, ancestors=None) -> Optional[DeviceKey]:
+        """The device of a ``tf.device(...)`` call; None for anything else.
+
+        ``ancestors`` are those of the ``with`` statement (default: the current node's).
+        """
+        name = self.context.tf_call(expr)
+        if name is None or name.path != "device":
+            return None
+        arg = call_arg(expr, 0, "device_name")
+        if arg is None:
+            return OTHER
+        loops = enclosing_loops(self.context.ancestors if ancestors is None else ancestors)
+        loop_names = set().union(*(loop.targets for loop in loops))
+        if loop_names & names_in([arg.value]):
+            return VARYING
+        return self._literal(arg.value) or OTHER
+
+    def _literal(self, expr) -> Optional[Tuple[str, int]]:
+        if isinstance(expr, cst.SimpleString):
+            match = LITERAL_DEVICE.search(expr.evaluated_value)
+            return (match["type"].upper(), int(match["index"])) if match else None
+        if (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name)
+                and len(expr.slice) == 1):
+            index = expr.slice[0].slice
+            if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
+                return expr.value.value + "[]", int(index.value.value)  # devices[0], devices[1]
+        name = self.context.tf_call(expr)
+        if name is not None and name.path == "DeviceSpec":
+            kind, index = call_arg(expr, 3, "device_type"), call_arg(expr, 4, "device_index")
+            if (kind and index and isinstance(kind.value, cst.SimpleString)
+                    and isinstance(index.value, cst.Integer)):
+                return kind.value.evaluated_value.upper(), int(index.value.value)
+        return None
+
+    def see_with(self, item: cst.WithItem) -> None:
+        key = self.device_key(item.item)
+        if key is not None:
+            self.see(key)
+
+    def see_call(self, call: cst.Call) -> None:
+        if self.is_builder_call(call):
+            self.see(VARYING)
+
+    def see(self, key: DeviceKey) -> None:
+        """Towers (or one device scope) in the current function."""
+        scope = self.context.scope
+        for region_scope, region in self.regions:
+            if region_scope is scope:
+                region.add(key)
+        towers = self.towers()
+        towers.add(key)
+        if towers.multi and isinstance(scope.node, cst.FunctionDef) and scope.parent is not None:
+            self.builders.add((id(scope.parent), scope.node.name.value))
+
+    def is_builder_call(self, call: cst.Call) -> bool:
+        """A call to a function that builds towers: a helper seen earlier, or make_parallel."""
+        if self.context.qualname(call.func) in RUNTIME_BUILDERS:
+            return True
+        if not isinstance(call.func, cst.Name):
+            return False
+        name = call.func.value
+        owner = self.context.resolver.owner(name, self.context.scope)
+        return (owner is not None and (id(owner), name) in self.builders
+                and len(owner.bindings[name]) == 1)
+
+    def inside_tower(self, towers: Towers) -> bool:
+        """The current node runs under one of ``towers``' device scopes (same function)."""
+        ancestors = self.context.ancestors
+        for depth in range(len(ancestors) - 2, -1, -1):
+            node = ancestors[depth]
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(node, cst.With) and ancestors[depth + 1] is node.body:
+                outer = ancestors[:depth + 1]
+                if any(towers.is_tower(self.device_key(item.item, outer)) for item in node.items):
+                    return True
+        return False

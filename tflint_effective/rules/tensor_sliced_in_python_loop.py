@@ -1,0 +1,120 @@
+"""Tensor indexed or sliced with the variable of a Python loop.
+
+Why: every ``x[i]``, ``tf.slice`` or ``tf.gather`` is one op; inside a loop
+the interpreter runs, that is one op per iteration.  Eager mode pays the op
+overhead each time and ``tf.function`` or a TF1 graph unrolls the loop
+(measured on TF 2.21 with benchmarks/bench_python_loop_slicing.py, 500 rows:
+eager ~10,000x slower than ``tf.reduce_sum(x, axis=0)``; traced, 2,503 graph
+ops and ~4 s for the first call instead of 4 ops).  ``tf.unstack(x)`` slices
+everything with one op (~7x faster than per-row slicing in eager mode); a
+vectorised op (``tf.reduce_sum``, ``tf.map_fn``, ``tf.vectorized_map``) is the
+real cure.  Severity: warning wherever the loop is certainly run by Python.
+Inside ``tf.function`` autograph turns ``for i in tf.range(n)`` (or ``range``
+of a tensor) into one ``tf.while_loop``: such loops are reported in eager code
+only, and ``for`` statements whose iterable is not provably Python's
+(``range`` of Python ints) are off in ``tf.function``.  Comprehensions are
+never converted and are reported in every mode.
+
+Fix safety: none offered.  Even the plain accumulation ``z = tf.zeros(...)``,
+``for i in range(n): z += x[i]`` is not provably ``tf.reduce_sum(x[:n],
+axis=0)``: the reduction adds in another order, so float results differ in
+the last bits (measured: up to 1e-4 on 500 rows), and the shape and dtype of
+the zeros, which broadcasting may change, are not known statically.
+
+Known problems: ``while`` loops and loops in helpers called from a loop are not
+seen; ``for`` loops over ``range(k)`` with a literal ``k`` of 4 or less are
+not reported (a handful of slices costs nothing measurable).  Shape vectors
+(``tf.shape(x)[i]``) are not reported: their loops are bounded by the rank.
+"""
+import libcst as cst
+
+from ..loops import enclosing_loops, is_python_int, names_in, range_arguments
+from ..rule import DISPLAY_ONLY, MODES, WARNING, Rule, call_arg, has_star_args
+
+# Slicing ops and the keyword of the sliced tensor (always the first parameter).
+SLICING_OPS = {"slice": "input_", "strided_slice": "input_", "gather": "params",
+               "gather_nd": "params"}
+# Shape vectors: indexing them per dimension is bounded by the rank.
+SHAPE_VECTORS = {"shape", "shape_n"}
+FEW_ITERATIONS = 4
+EVERYWHERE = dict.fromkeys(MODES, WARNING)
+UNLESS_AUTOGRAPH = {**EVERYWHERE, "F": None}
+EAGER_ONLY = {**dict.fromkeys(MODES), "E": WARNING}
+
+
+class TensorSlicedInPythonLoop(Rule):
+    """Tensor sliced with a Python loop variable: one op per iteration, unrolled in graphs."""
+
+    CODE = "TFE201"
+    MESSAGE = ("tensor sliced once per iteration of a Python loop (one op each time, unrolled in "
+               "graphs); iterate over `tf.unstack(x)`, or use a vectorised op "
+               "(`tf.reduce_sum(x, axis=0)`, `tf.map_fn`, `tf.vectorized_map`)")
+    SEVERITY = WARNING
+    FIX_SAFETY = DISPLAY_ONLY
+    BAD = """
+        z = tf.zeros([10])
+        for i in range(500):
+            z += x[i]
+    """
+    GOOD = """
+        z = tf.reduce_sum(x, axis=0)
+    """
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        inner = node.value
+        if isinstance(inner, cst.Subscript) and self._severity(inner.value, inner.slice):
+            return  # x[i][j]: reported once, at x[i]
+        severity = self._severity(node.value, node.slice)
+        if severity:
+            self.report(node, severity=severity)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.context.tf_call(node)
+        keyword = SLICING_OPS.get(name.path) if name is not None else None
+        if keyword is None or has_star_args(node):
+            return
+        sliced = call_arg(node, 0, keyword)
+        if sliced is not None:
+            indices = [arg for arg in node.args if arg is not sliced]
+            severity = self._severity(sliced.value, indices)
+            if severity:
+                self.report(node, severity=severity)
+
+    def _severity(self, sliced, index):
+        """Per-mode severity when ``sliced`` is a tensor indexed by a loop variable."""
+        read = names_in(index)
+        loops = [loop for loop in enclosing_loops(self.context.ancestors)
+                 if loop.targets & read and not self._few_iterations(loop)]
+        if not loops or not self.context.is_tensor(sliced) or self._shape_vector(sliced):
+            return None
+        modes = [self._modes(loop) for loop in loops]
+        return {mode: WARNING if any(m[mode] for m in modes) else None for mode in MODES}
+
+    def _modes(self, loop):
+        bounds = range_arguments(self.context, loop.iter)
+        if self._tensor_driven(loop.iter, bounds):
+            return EAGER_ONLY
+        if loop.is_statement and not (
+                bounds is not None and all(is_python_int(self.context, b) for b in bounds)):
+            return UNLESS_AUTOGRAPH
+        return EVERYWHERE
+
+    def _tensor_driven(self, iterable, bounds) -> bool:
+        """``tf.range(n)``, a tensor, or ``range`` of a tensor: autograph converts it."""
+        name = self.context.tf_call(iterable)
+        return (self.context.is_tensor(iterable) or (name is not None and name.path == "range")
+                or any(self.context.is_tensor(bound) for bound in bounds or ()))
+
+    def _few_iterations(self, loop) -> bool:
+        bounds = range_arguments(self.context, loop.iter)
+        return (bounds is not None and len(bounds) == 1 and isinstance(bounds[0], cst.Integer)
+                and int(bounds[0].value, 0) <= FEW_ITERATIONS)
+
+    def _shape_vector(self, sliced) -> bool:
+        """``tf.shape(x)``, a name bound to it, or a slice of it (``tf.shape(x)[1:-1]``)."""
+        if isinstance(sliced, cst.Name):
+            sliced = self.context.assigned_value(sliced) or sliced
+        while isinstance(sliced, cst.Subscript):
+            sliced = sliced.value
+        name = self.context.tf_call(sliced)
+        return name is not None and name.path in SHAPE_VECTORS

@@ -1,0 +1,128 @@
+"""Gradients of multi-device towers computed without `colocate_gradients_with_ops=True` (TF1).
+
+Why: in TF1 graph mode a gradient op is placed by the device scope active
+where ``tf.compat.v1.gradients``, ``Optimizer.compute_gradients`` or
+``Optimizer.minimize`` is called, not where its forward op runs.  Called after
+the towers, outside their ``tf.device`` scopes, the whole backward pass of
+every tower lands on one device (measured on TF 2.21: every tower-1 gradient
+op ran on the first device) and the towers only parallelise the forward pass.
+``colocate_gradients_with_ops=True`` places each gradient op with its forward
+op.  Computing each tower's gradients inside its device scope (the cifar10 and
+inception multi-GPU pattern, or ``runtime_checks.tower_gradients``) is correct
+and not reported.  Severity: warning in TF1 graph mode (slow, not wrong), off
+elsewhere.  The TF2 ``tf.gradients`` always colocates and rejects the keyword
+with a ``TypeError``: passing it there is reported as an error in every mode.
+
+Fix safety: safe.  ``colocate_gradients_with_ops=True`` is added as the last
+argument; it changes where gradient ops run, never their values.  For the TF2
+``tf.gradients`` the keyword is removed when it is ``True`` (TF2 already
+colocates); an explicit ``False`` is reported without a fix in both cases.
+
+Known problems: towers are recognised in the function that builds them or
+calls a tower helper defined earlier in the module (see ``device_scopes``);
+gradients taken in another function, optimizers reached through attributes
+(``self.opt``) and keywords passed through ``**kwargs`` are not seen.
+``tf.gradients`` under plain ``import tensorflow`` is taken to be TF2's, so
+TF 1.x code calling it without the keyword is not reported.
+"""
+import libcst as cst
+
+from ..device_scopes import TowerTracker
+from ..rule import ERROR, MODES, SAFE, WARNING, Fix, Rule, call_arg, has_star_args
+
+KEYWORD = "colocate_gradients_with_ops"
+# Position of the keyword among the positional parameters (after self).
+POSITION = {"gradients": 4, "compute_gradients": 4, "minimize": 5}
+
+
+class UncolocatedTowerGradients(Rule):
+    """Tower gradients taken outside the towers without colocation: backward pass on one device."""
+
+    CODE = "TFE501"
+    MESSAGE = ("gradients of multi-device towers taken outside the towers' device scopes run on "
+               f"one device; pass `{KEYWORD}=True` or compute each tower's gradients inside its "
+               "`tf.device` scope (`runtime_checks.tower_gradients`)")
+    V2_MESSAGE = (f"TF2 `tf.gradients` always colocates and rejects `{KEYWORD}=` (TypeError); "
+                  "remove it")
+    SEVERITY = {**dict.fromkeys(MODES), "G": WARNING}
+    FIX_SAFETY = SAFE
+    BAD = """
+        for i in range(2):
+            with tf.device(f"/gpu:{i}"):
+                losses.append(model(x_parts[i]))
+        train_op = optimizer.minimize(tf.add_n(losses))
+    """
+    GOOD = """
+        train_op = optimizer.minimize(tf.add_n(losses), colocate_gradients_with_ops=True)
+    """
+
+    def __init__(self, context, sink):
+        super().__init__(context, sink)
+        self.tracker = TowerTracker(context)
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            self.tracker.see_with(item)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.tracker.see_call(node)
+        method = self._gradient_method(node)
+        if method is None or has_star_args(node):
+            return
+        arg = call_arg(node, POSITION.get(method), KEYWORD)
+        if method == "v2 gradients":
+            if arg is not None:
+                fix = Fix(_without(node, arg), target=node) if _is_literal(arg, "True") else None
+                self.report(arg, self.V2_MESSAGE, fix=fix, severity=dict.fromkeys(MODES, ERROR))
+        elif arg is not None:
+            if _is_literal(arg, "False") and self._outside_towers():
+                self.report(node)
+        elif self._outside_towers():
+            self.report(node, fix=_with_keyword(node, KEYWORD, "True"))
+
+    def _gradient_method(self, node: cst.Call):
+        name = self.context.tf_call(node)
+        if name is not None and name.path == "gradients":
+            return "gradients" if name.compat == "v1" else "v2 gradients"
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("minimize", "compute_gradients"):
+            receiver = func.value
+            if isinstance(receiver, cst.Name):
+                receiver = self.context.assigned_value(receiver)
+            optimizer = self.context.tf_call(receiver) if receiver is not None else None
+            if (optimizer is not None and optimizer.path.startswith("train.")
+                    and optimizer.leaf.endswith("Optimizer")):
+                return func.attr.value
+        return None
+
+    def _outside_towers(self) -> bool:
+        towers = self.tracker.towers()
+        return towers.multi and not self.tracker.inside_tower(towers)
+
+
+def _is_literal(arg: cst.Arg, value: str) -> bool:
+    return isinstance(arg.value, cst.Name) and arg.value.value == value
+
+
+def _with_keyword(call: cst.Call, keyword: str, value: str) -> cst.Call:
+    """``call`` with one more keyword argument, in the layout of the existing ones."""
+    new = cst.Arg(cst.Name(value), keyword=cst.Name(keyword), equal=cst.AssignEqual(
+        cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+    args = list(call.args)
+    if not args:
+        return call.with_changes(args=[new])
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma):  # trailing comma: keep it at the end
+        separator = args[-2].comma if len(args) > 1 else cst.Comma(
+            whitespace_after=call.whitespace_before_args)
+        args[-1], new = last.with_changes(comma=separator), new.with_changes(comma=last.comma)
+    else:
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=[*args, new])
+
+
+def _without(call: cst.Call, arg: cst.Arg) -> cst.Call:
+    args = [a for a in call.args if a is not arg]
+    if args and call.args[-1] is arg:  # the last one: its comma (or none) now ends the call
+        args[-1] = args[-1].with_changes(comma=arg.comma)
+    return call.with_changes(args=args)
