@@ -60,17 +60,26 @@ def operand(call: cst.Call) -> Optional[cst.BaseExpression]:
     return None
 
 
+def _is_epsilon(context, expr: cst.BaseExpression) -> bool:
+    """A number, or a name that is not known to be a tensor (``eps``, ``self.epsilon``)."""
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    return isinstance(expr, (cst.Name, cst.Attribute)) and not context.is_tensor(expr)
+
+
 def unguarded(context, expr: cst.BaseExpression) -> Iterator[Tuple[cst.BaseExpression, bool]]:
-    """``expr`` itself, then ``p`` from ``p + eps``, ``clip_by_value(p, ...)``, ``maximum(p, eps)``."""
+    """``expr`` itself, then ``p`` from ``p + eps``, ``maximum(p, eps)``, ``clip_by_value(p, eps, 1)``."""
     yield expr, False
     expr, _ = through_name(context, expr)
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
-        yield expr.left, True
-        yield expr.right, True
+        pairs = [(expr.left, expr.right), (expr.right, expr.left)]
     else:
         guard = produced_by(context, expr, GUARDS)
-        if guard is not None:
-            yield from ((arg.value, True) for arg in guard.call.args[:2])
+        args = tuple(arg.value for arg in guard.call.args[:2]) if guard is not None else ()
+        pairs = [args] if len(args) == 2 else []
+        if pairs and context.tf_call(guard.call).leaf == "maximum":
+            pairs.append(args[::-1])
+    yield from ((p, True) for p, bound in pairs if _is_epsilon(context, bound))
 
 
 def _names(context, expr: cst.BaseExpression) -> Optional[List[str]]:

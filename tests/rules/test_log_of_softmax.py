@@ -50,6 +50,7 @@ def test_nested_forms_converge():
     "import tensorflow as tf\ny = tf.math.log(1e-9 + tf.nn.softmax(x))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.clip_by_value(tf.nn.softmax(x), 1e-9, 1.0))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.maximum(tf.nn.softmax(x), 1e-9))\n",
+    "import tensorflow as tf\ndef f(x, eps):\n    return tf.math.log(tf.maximum(eps, tf.nn.softmax(x)))\n",
     # no alias of tensorflow.nn / math in the file
     "from tensorflow.nn import softmax\nfrom tensorflow.math import log\ny = log(softmax(x))\n",
     # the softmax's argument changes between the assignment and the log
@@ -63,6 +64,9 @@ def test_reported_without_a_fix(source):
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\ny = tf.nn.log_softmax(x)\n",
     "import tensorflow as tf\ny = tf.math.log(tf.nn.relu(x) + 1.0)\n",
+    # a sum of two distributions is not an epsilon guard
+    "import tensorflow as tf\ny = tf.math.log(tf.nn.softmax(x) + tf.nn.softmax(w))\n",
+    "import tensorflow as tf\nq = tf.nn.softmax(w)\ny = tf.math.log(tf.maximum(tf.nn.softmax(x), q))\n",
     "import tensorflow as tf\np = tf.nn.softmax(x)\np = 0.9 * p + 0.01\ny = tf.math.log(p)\n",
     "import numpy as np\ny = np.log(np.exp(x) / np.exp(x).sum())\n",
     "import tensorflow as tf\nimport numpy as np\ny = np.log(tf.nn.softmax(x))\n",
@@ -84,3 +88,9 @@ def test_fixture_log_of_softmax_is_minus_inf_with_nan_gradients(tf):
     np.testing.assert_allclose(bad["guarded"].numpy()[0, 1], np.log(1e-9), rtol=1e-3)
     for name in good:
         assert np.isfinite(good[name].numpy()).all(), name
+
+
+def test_a_naive_softmax_under_a_log_converges_to_log_softmax():
+    source = "import tensorflow as tf\ny = tf.math.log(tf.exp(x) / tf.reduce_sum(tf.exp(x), -1, keepdims=True))\n"
+    assert findings(source, ["TFE401", "TFE402"]) == [(2, 17, "TFE401")]
+    assert fixed(source, ["TFE401", "TFE402"]) == "import tensorflow as tf\ny = tf.nn.log_softmax(x, axis=-1)\n"
