@@ -23,7 +23,9 @@ calls a tower helper defined earlier in the module (see ``device_scopes``);
 gradients taken in another function, optimizers reached through attributes
 (``self.opt``) and keywords passed through ``**kwargs`` are not seen.
 ``tf.gradients`` under plain ``import tensorflow`` is taken to be TF2's, so
-TF 1.x code calling it without the keyword is not reported.
+TF 1.x code calling it without the keyword is not reported.  The loss is not
+traced back to the towers: gradients of an unrelated single-device loss, taken
+after the towers in the same function, are reported too.
 """
 import libcst as cst
 
