@@ -53,6 +53,16 @@ def test_sum_over_every_element_becomes_runtime_checks_softmax_with_its_import()
     """)
 
 
+def test_an_existing_import_of_the_cure_is_reused():
+    source = dedent("""\
+        import tensorflow as tf
+        from tflint_effective.runtime_checks import softmax
+        p = tf.exp(x) / tf.reduce_sum(tf.exp(x))
+    """)
+    assert fixed(source, TFE401) == source.replace(
+        "tf.exp(x) / tf.reduce_sum(tf.exp(x))", "softmax(x, axis=None)")
+
+
 @pytest.mark.parametrize("source", [
     # without keepdims the quotient broadcasts against the wrong axis unless the rank is 1
     "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(tf.exp(x), axis=-1)\n",
@@ -61,6 +71,8 @@ def test_sum_over_every_element_becomes_runtime_checks_softmax_with_its_import()
     "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(tf.exp(x), axis=k, keepdims=True)\n",
     # the name `softmax` already means something else: the import would clash
     "import tensorflow as tf\ndef softmax(x):\n    e = tf.exp(x)\n    return e / tf.reduce_sum(e, axis=None)\n",
+    # a star import may bind `softmax` too
+    "from helpers import *\nimport tensorflow as tf\ne = tf.exp(x)\ny = e / tf.reduce_sum(e, axis=None)\n",
     # x would be evaluated at the division instead of at the assignment, and x changes
     "import tensorflow as tf\ndef f(x):\n    e = tf.exp(x)\n    x = x + 1\n    return e / tf.reduce_sum(e, 1, True)\n",
     "import tensorflow as tf\ndef f(layer, h):\n    e = tf.exp(layer(h))\n    return e / tf.reduce_sum(e, 1, True)\n",
