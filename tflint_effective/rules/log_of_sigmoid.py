@@ -21,7 +21,9 @@ reported without a fix: the cure changes their values.
 Known problems: sigmoids reached through a name assigned in another scope, or
 more than once, are not seen; neither are ``keras`` sigmoid activations, nor
 ``log1p(-sigmoid(x))``.  For a full binary cross-entropy from logits
-``tf.nn.sigmoid_cross_entropy_with_logits`` is simpler still.
+``tf.nn.sigmoid_cross_entropy_with_logits`` is simpler still.  A fix through a
+name re-reads ``x`` at the log: a ``tf.Variable`` assigned in between is not
+detected.
 """
 import libcst as cst
 

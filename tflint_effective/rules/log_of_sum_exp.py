@@ -18,7 +18,8 @@ stable form ``log(reduce_sum(exp(x - reduce_max(x))))`` is not reported.
 
 Known problems: names assigned in another scope, or more than once, are not
 followed; ``log(reduce_mean(exp(x)))`` (log-sum-exp minus ``log(n)``) is not
-reported.
+reported.  A fix through a name re-reads ``x`` at the log: a ``tf.Variable``
+assigned in between is not detected.
 """
 import libcst as cst
 

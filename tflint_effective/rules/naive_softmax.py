@@ -23,7 +23,10 @@ evaluated again at the division, so the fix is offered only when ``x`` is free
 of side effects and its names are bound once.
 
 Known problems: the ``exp`` inline on one side and through a name on the other
-is not matched, nor names assigned in another scope or more than once.
+is not matched, nor names assigned in another scope or more than once.  A fix
+through a name re-reads ``x`` at the division: a ``tf.Variable`` assigned in
+between (``v.assign(...)``) would be read with its new value; this is not
+detected.
 """
 from typing import Optional
 
