@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-import libcst as cst
 
 from . import __version__, engine
 from .config import Config, ConfigError, codes, discover, load, severity
@@ -199,8 +198,8 @@ def _lint(name: str, document, options: Options) -> FileResult:
     select, ignore = config.selection(name)
     try:
         module = engine.parse(document.source)
-    except (cst.ParserSyntaxError, RecursionError) as error:
-        return FileResult(name, [_finding(engine.syntax_error(name, error), name, document)], error=True)
+    except engine.PARSE_FAILURES as error:
+        return FileResult(name, [_finding(engine.syntax_error(name, document.source, error), name, document)], error=True)
     diagnostics = engine.lint_module(module, name, engine.selected_rules(select, ignore))
     suppressions = Suppressions.parse(document.source)
     kept, silenced = suppressions.split(diagnostics)
@@ -303,7 +302,7 @@ def _each(args, per_file) -> Tuple[List[FileResult], Options]:
     results = []
     try:
         for path in targets:
-            results.append(per_file(path, options))
+            results.append(engine.on_deep_stack(per_file, path, options))
             progress.step(path)
     finally:
         progress.close()

@@ -6,9 +6,12 @@ identity in the very tree the rules saw.
 """
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 import pkgutil
+import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -208,28 +211,77 @@ def _diagnostics(module, path, settled) -> List[Diagnostic]:
     return sorted(found, key=lambda d: (d.line, d.col, d.code))
 
 
+PARSE_FAILURES = (cst.ParserSyntaxError, RecursionError)
+# libcst's native parser recurses on the C stack: deeply nested input crashes the
+# process on a main thread's 8 MiB stack, so parsing and traversal run on a thread
+# with a large one (address space is reserved, not used).
+DEEP_STACK_BYTES = 512 * 1024 * 1024
+RECURSION_LIMIT = 20_000
+
+
+def on_deep_stack(function, *args, **kwargs):
+    """Call ``function`` on a thread with a large stack; re-raise what it raises."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = function(*args, **kwargs)
+        except BaseException as error:  # handed back to the caller
+            outcome["error"] = error
+
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
+    previous = threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        worker = threading.Thread(target=target, name="tflint-effective")
+        worker.start()
+    finally:
+        threading.stack_size(previous)
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 def parse(source: str) -> cst.Module:
     return cst.parse_module(source)
 
 
-def syntax_error(path: str, error: Exception) -> Diagnostic:
-    """TFE000 at the parser's position (libcst is 1-based for lines, 0-based for columns)."""
-    line = getattr(error, "raw_line", None) or getattr(error, "lineno", None) or 1
-    col = getattr(error, "raw_column", None) or 0
+def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
+    """TFE000 where the file stops parsing, in CPython's words when it has some."""
     if isinstance(error, RecursionError):
-        message = "cannot analyse this file: expressions nested too deeply"
-    else:
-        message = "cannot parse this file: " + str(error).strip().splitlines()[0]
+        return Diagnostic(path, 1, 0, PARSE_ERROR,
+                          "cannot analyse this file: expressions nested too deeply", "error", 1, 0)
+    try:
+        ast.parse(source)
+    except SyntaxError as python_error:
+        line, col = python_error.lineno or 1, max((python_error.offset or 1) - 1, 0)
+        message = f"syntax error: {python_error.msg}"
+    except (RecursionError, MemoryError, ValueError):
+        line, col, message = 1, 0, "cannot parse this file"
+    else:  # valid Python that libcst cannot parse (newer grammar)
+        line, col = getattr(error, "raw_line", 1), getattr(error, "raw_column", 0)
+        message = "cannot parse this file with libcst: " + getattr(error, "message", str(error))
     return Diagnostic(path, line, col, PARSE_ERROR, message, "error", line, col)
+
+
+def internal_error(path: str, error: Exception) -> Diagnostic:
+    return Diagnostic(path, 1, 0, PARSE_ERROR,
+                      f"internal error in tflint-effective, please report: "
+                      f"{type(error).__name__}: {error}", "error", 1, 0)
 
 
 def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
                 noqa: bool = True) -> List[Diagnostic]:
     """Lint Python source text; a parse failure is one TFE000 diagnostic."""
+    return on_deep_stack(_lint_source, source, path, select, ignore, noqa)
+
+
+def _lint_source(source, path, select, ignore, noqa) -> List[Diagnostic]:
     try:
         module = parse(source)
-    except (cst.ParserSyntaxError, RecursionError) as error:
-        return [syntax_error(path, error)]
+    except PARSE_FAILURES as error:
+        return [syntax_error(path, source, error)]
     diagnostics = lint_module(module, path, selected_rules(select, ignore))
     if noqa:  # `# noqa` comments and `# tflint-effective: disable=` lines
         diagnostics = Suppressions.parse(source).kept(diagnostics)
@@ -237,10 +289,13 @@ def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
 
 
 def lint_module(module: cst.Module, path: str, rule_classes: Sequence[type]) -> List[Diagnostic]:
+    """Diagnostics of one parsed module; a crash inside a rule becomes one TFE000."""
     try:
         return _diagnostics(module, path, analyse(module, path, rule_classes))
     except RecursionError as error:
-        return [syntax_error(path, error)]
+        return [syntax_error(path, "", error)]
+    except Exception as error:  # the run goes on with the other files
+        return [internal_error(path, error)]
 
 
 # -- fixing --------------------------------------------------------------
@@ -295,6 +350,10 @@ def _apply(module: cst.Module, fixes: Sequence[Fix]) -> Tuple[cst.Module, int]:
 
 def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
                unsafe_fixes: bool = False, noqa: bool = True, accept=None) -> FixResult:
+    return on_deep_stack(_fix_source, source, path, select, ignore, unsafe_fixes, noqa, accept)
+
+
+def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept) -> FixResult:
     """Apply fixes until nothing changes (at most 8 passes).
 
     ``accept(diagnostic)``, when given, vetoes fixes (the CLI uses it for the
@@ -308,8 +367,9 @@ def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
     applied = 0
     try:
         module = parse(source)
-    except (cst.ParserSyntaxError, RecursionError) as error:
-        return FixResult(source, 0, 0, [syntax_error(path, error)])
+    except PARSE_FAILURES as error:
+        return FixResult(source, 0, 0, [syntax_error(path, source, error)])
+    tail = _dropped_tail(source, module, path)
     passes = 0
     while True:
         diagnostics = lint_module(module, path, rule_classes)
@@ -320,17 +380,29 @@ def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
         if not fixes or passes == MAX_FIX_PASSES:
             return FixResult(source, applied, passes, diagnostics, hidden, converged=not fixes)
         fixed, count = _apply(module, fixes)
-        new_source = fixed.code
+        new_source = fixed.code + tail
         if new_source == source:
             return FixResult(source, applied, passes, diagnostics, hidden)
         try:
             module = parse(new_source)
-        except (cst.ParserSyntaxError, RecursionError) as error:
+        except PARSE_FAILURES as error:
             raise FixError(f"{path}: fixing produced code that does not parse ({error}); "
                            "file left unchanged") from error
         applied += count
         source = new_source
         passes += 1
+
+
+def _dropped_tail(source: str, module: cst.Module, path: str) -> str:
+    """What libcst fails to reproduce at the end of ``source`` (the last newline
+    of a file with classic-Mac ``\\r`` line endings); fixing is refused when the
+    round trip differs in any other way."""
+    code = module.code
+    if code == source:
+        return ""
+    if source.startswith(code) and not source[len(code):].strip("\r\n"):
+        return source[len(code):]
+    raise FixError(f"{path}: libcst does not reproduce this file exactly; it was not fixed")
 
 
 def lint_paths(paths, select=None, ignore=None, exclude=()):

@@ -1,0 +1,189 @@
+"""The engine: selection, noqa, severity by mode, syntax errors and the fix loop."""
+import libcst as cst
+import pytest
+
+from tflint_effective import engine
+from tflint_effective.engine import FixError, fix_source, is_selected, lint_source
+from tflint_effective.rule import ERROR, INFO, UNSAFE, WARNING, Fix, Rule
+from tfe_testing import dedent, findings
+
+SUM = "import tensorflow as tf\ny = tf.reduce_sum(x)"
+
+
+@pytest.mark.parametrize("comment, reported", [
+    ("", True),
+    ("  # noqa", False),
+    ("  # NOQA", False),
+    ("  # noqa: TFE101", False),
+    ("  # noqa:TFE102,TFE101", False),
+    ("  # noqa: TFE1", False),  # prefixes, as flake8 does
+    ("  # noqa: TFE102", True),
+    ("  # noqa: E501", True),
+])
+def test_noqa(comment, reported):
+    assert bool(findings(SUM + comment + "\n")) is reported
+
+
+def test_noqa_can_be_disabled():
+    assert findings(SUM + "  # noqa\n", noqa=False) == [(2, 5, "TFE101")]
+
+
+@pytest.mark.parametrize("code, select, ignore, expected", [
+    ("TFE101", None, None, True),
+    ("TFE101", ["TFE1"], None, True),
+    ("TFE101", ["TFE2"], None, False),
+    ("TFE101", None, ["TFE101"], False),
+    ("TFE101", None, ["TFE"], False),
+    ("TFE101", ["TFE101"], ["TFE1"], True),  # the longer prefix wins
+    ("TFE101", ["TFE"], ["TFE10"], False),
+    ("TFE101", ["tfe101"], None, True),
+])
+def test_selection(code, select, ignore, expected):
+    assert is_selected(code, select, ignore) is expected
+
+
+def test_syntax_error_is_one_tfe000_in_pythons_words():
+    [d] = lint_source("import tensorflow as tf\nx = (1,\n", "bad.py")
+    assert (d.code, d.line, d.col, d.severity) == ("TFE000", 2, 4, "error")
+    assert d.message == "syntax error: '(' was never closed"
+
+
+def test_deeply_nested_input_does_not_crash_the_process():
+    """libcst's parser recursed off the 8 MiB main-thread stack (a segfault) here."""
+    parens = "import tensorflow as tf\nx = " + "(" * 3000 + "tf.squeeze(y)" + ")" * 3000 + "\n"
+    assert findings(parens) == [(2, 3005, "TFE103")]
+    chain = "import tensorflow as tf\nx = tf.reduce_sum(" + " + ".join(["a"] * 1500) + ")\n"
+    assert findings(chain) == [(2, 5, "TFE101")]
+
+
+def test_a_crashing_rule_is_an_internal_error_finding(monkeypatch):
+    class _Crashes(Rule):
+        CODE = "TFE995"
+
+        def visit_Call(self, node):
+            raise ValueError("boom")
+
+    monkeypatch.setattr(engine, "selected_rules", lambda select=None, ignore=None: [_Crashes])
+    [d] = lint_source("f(x)\n", "m.py")
+    assert (d.code, d.message) == (
+        "TFE000", "internal error in tflint-effective, please report: ValueError: boom")
+
+
+class _ModeProbe(Rule):
+    """Reports every call, with a different severity per execution mode."""
+
+    CODE = "TFE990"
+    SEVERITY = {"G": ERROR, "F": INFO, "F0": ERROR, "E": None}
+
+    def visit_Call(self, node):
+        if self.context.tf_call(node) is not None and self.context.tf_call(node).leaf == "relu":
+            self.report(node, "probe")
+
+
+def _probe(monkeypatch, rules):
+    monkeypatch.setattr(engine, "selected_rules", lambda select=None, ignore=None: rules)
+
+
+def test_severity_is_settled_for_the_mode_after_the_whole_module(monkeypatch):
+    _probe(monkeypatch, [_ModeProbe])
+    source = dedent("""\
+        import tensorflow as tf
+        a = tf.nn.relu(x)
+        @tf.function
+        def f(x):
+            return tf.nn.relu(x)
+        def g(x):
+            return tf.nn.relu(x)
+        h = tf.function(g, autograph=False)
+        sess = tf.compat.v1.Session()
+    """)
+    got = [(d.line, d.severity) for d in lint_source(source)]
+    # The Session at the bottom makes module-level code TF1 graph code.
+    assert got == [(2, ERROR), (5, INFO), (7, ERROR)]
+
+
+def test_eager_module_reports_nothing_for_a_rule_off_in_eager(monkeypatch):
+    _probe(monkeypatch, [_ModeProbe])
+    assert lint_source("import tensorflow as tf\na = tf.nn.relu(x)\n") == []
+
+
+class _WrapOnce(Rule):
+    """``tf.abs(x)`` -> ``tf.math.abs(x)``; nested calls need several passes."""
+
+    CODE = "TFE991"
+    SEVERITY = WARNING
+
+    def visit_Call(self, node):
+        name = self.context.tf_call(node)
+        if name is not None and name.path == "abs":
+            func = node.func.with_changes(value=cst.Attribute(node.func.value, cst.Name("math")))
+            self.report(node, "abs", fix=node.with_changes(func=func))
+
+
+def test_nested_fixes_converge_over_passes(monkeypatch):
+    _probe(monkeypatch, [_WrapOnce])
+    result = fix_source("import tensorflow as tf\ny = tf.abs(tf.abs(tf.abs(x)))\n")
+    assert result.source == "import tensorflow as tf\ny = tf.math.abs(tf.math.abs(tf.math.abs(x)))\n"
+    assert (result.applied, result.passes, result.converged) == (3, 3, True)
+    assert result.diagnostics == []
+
+
+def test_fix_skips_noqa_findings(monkeypatch):
+    _probe(monkeypatch, [_WrapOnce])
+    source = "import tensorflow as tf\ny = tf.abs(x)  # noqa: TFE991\nz = tf.abs(x)\n"
+    assert fix_source(source).source == (
+        "import tensorflow as tf\ny = tf.abs(x)  # noqa: TFE991\nz = tf.math.abs(x)\n")
+
+
+class _Breaks(Rule):
+    """A broken fix: ``y = f(x)`` becomes ``y = a := 1``, which does not parse."""
+
+    CODE = "TFE992"
+
+    def visit_Call(self, node):
+        if self.context.tf_call(node) is not None:
+            walrus = cst.NamedExpr(target=cst.Name("a"), value=cst.Integer("1"))
+            self.report(self.context.parent, "broken", fix=self.context.parent.with_changes(value=walrus))
+
+
+def test_fix_refuses_code_that_does_not_parse(monkeypatch):
+    _probe(monkeypatch, [_Breaks])
+    with pytest.raises(FixError, match="does not parse"):
+        fix_source("import tensorflow as tf\ny = tf.abs(x)\n", "m.py")
+
+
+class _Unsafe(Rule):
+    CODE = "TFE993"
+
+    def visit_Call(self, node):
+        if self.context.tf_call(node) is not None:
+            self.report(node, "unsafe", fix=Fix(cst.Name("y"), safety=UNSAFE))
+
+
+def test_unsafe_fixes_need_the_flag_and_are_counted(monkeypatch):
+    _probe(monkeypatch, [_Unsafe])
+    source = "import tensorflow as tf\nz = tf.abs(x)\n"
+    hidden = fix_source(source)
+    assert (hidden.source, hidden.hidden_unsafe) == (source, 1)
+    assert fix_source(source, unsafe_fixes=True).source == "import tensorflow as tf\nz = y\n"
+
+
+def test_fix_adds_requested_imports(monkeypatch):
+    class _Imports(Rule):
+        CODE = "TFE994"
+
+        def visit_Call(self, node):
+            if self.context.tf_call(node) is not None:
+                self.report(node, "import", fix=Fix(
+                    cst.parse_expression("softmax(x, axis=None)"),
+                    imports=(("tflint_effective.runtime_checks", "softmax"),)))
+
+    _probe(monkeypatch, [_Imports])
+    assert fix_source("import tensorflow as tf\nz = tf.abs(x)\n").source == (
+        "import tensorflow as tf\nfrom tflint_effective.runtime_checks import softmax\n"
+        "\nz = softmax(x, axis=None)\n")
+
+
+def test_line_endings_are_kept_by_fixes():
+    source = "import tensorflow.compat.v1 as tf\r\ny = tf.reduce_sum(x, 1, keep_dims=True)\r\n"
+    assert fix_source(source).source == source.replace("keep_dims", "keepdims")

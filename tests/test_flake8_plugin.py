@@ -1,0 +1,39 @@
+"""The flake8 plugin reports exactly what ``tflint-effective check`` reports."""
+import ast
+import subprocess
+import sys
+
+from tfe_testing import ROOT
+from tflint_effective.flake8_plugin import Plugin
+
+
+def _lines(command):
+    done = subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    return sorted(line for line in done.stdout.splitlines() if ": TFE" in line)
+
+
+def test_flake8_and_the_cli_agree_on_the_fixtures():
+    flake8 = _lines(["flake8", "--isolated", "--select", "TFE", "fixtures"])
+    cli = _lines(["tflint_effective", "check", "--isolated", "-q", "fixtures"])
+    assert len(cli) > 40
+    assert flake8 == cli
+
+
+def test_plugin_yields_flake8_tuples_and_leaves_noqa_to_flake8():
+    source = "import tensorflow as tf\ny = tf.squeeze(x)  # noqa\n"
+    lines = source.splitlines(keepends=True)
+    found = list(Plugin(ast.parse(source), lines, "m.py").run())
+    assert [(line, col, text.split()[0]) for line, col, text, _ in found] == [(2, 4, "TFE103")]
+    assert found[0][3] is Plugin
+
+
+def test_plugin_skips_files_that_never_mention_tensorflow():
+    source = "import numpy as np\ny = np.squeeze(x)\n"
+    assert list(Plugin(ast.parse(source), source.splitlines(True), "m.py").run()) == []
+
+
+def test_plugin_accepts_tree_so_flake8_runs_it_as_a_tree_plugin():
+    import inspect
+
+    assert list(inspect.signature(Plugin).parameters)[:2] == ["tree", "lines"]
