@@ -8,7 +8,7 @@ CASES = [
     ("import tensorflow as tf\ny = tf.math.reduce_euclidean_norm(x)\n", [(2, 5, "TFE101")]),
     ("import tensorflow.compat.v1 as tf\ny = tf.reduce_logsumexp(x)\n", [(2, 5, "TFE101")]),
     ("import tensorflow\ny = tensorflow.math.reduce_variance(x)\n", [(2, 5, "TFE101")]),
-    ("from tensorflow import math as tm\nif tm.reduce_any(x): pass\n", [(2, 4, "TFE101")]),
+    ("from tensorflow import math as tm\nflag = tm.reduce_any(x)\n", [(2, 8, "TFE101")]),
     ("from tensorflow.math import reduce_all\nz = [reduce_all(v) for v in xs]\n", [(2, 6, "TFE101")]),
     ("import tensorflow as tf\ny = tf.compat.v1.count_nonzero(x)\n", [(2, 5, "TFE101")]),
     # near misses
