@@ -143,6 +143,11 @@ TENSOR_CASES = [
     (TF + "probe(tf.sparse.from_dense(x))\nprobe(tf.ragged.constant([[1]]))\nprobe(tf.keras.layers.Dense(2))\n",
      [False, False, False]),
     ("import numpy as np\nprobe(np.ones([2]))\nprobe(np.ones([2]) > 0)\n", [False, False]),
+    # TensorFlow's internals are not its public API
+    ("from tensorflow.python.eager import context\nfrom tensorflow.python import tf2\n"
+     "probe(context.executing_eagerly())\nprobe(tf2.enabled())\n", [False, False]),
+    (TF + "probe(tf.signal.rfft(x))\nprobe(tf.lite.Interpreter(p))\nprobe(tf.summary.scalar('a', x))\n",
+     [True, False, False]),
     ("import tensorflow as tf\ntf = object()\nprobe(tf.ones([2]))\n", [False]),
     # operators on tensors
     (TF + "x = tf.ones([2])\nprobe(x + 1)\nprobe(2 * x)\nprobe(-x)\nprobe(x[0])\nprobe(x > 0)\nprobe(x @ x)\n",

@@ -92,7 +92,17 @@ NOT_TENSOR = {
     "nn.fractional_max_pool", "nn.fractional_avg_pool", "linalg.eig", "linalg.eigh",
     "linalg.svd", "linalg.qr", "linalg.lu", "strings.split", "strings.unicode_split",
     "io.parse_example", "io.parse_single_example", "io.parse_sequence_example",
-    "io.parse_single_sequence_example",
+    "io.parse_single_sequence_example", "random.get_global_generator", "random.set_global_generator",
+    "random.create_rng_state", "nn.raw_rnn", "nn.static_bidirectional_rnn", "nn.static_state_saving_rnn",
+    "nn.fused_batch_norm", "nn.ctc_unique_labels", "nn.collapse_repeated", "nn.compute_accidental_hits",
+    "image.combined_non_max_suppression", "image.non_max_suppression_padded",
+    "image.non_max_suppression_with_scores", "image.sample_distorted_bounding_box", "linalg.slogdet",
+    "math.approx_max_k", "math.approx_min_k", "strings.unicode_decode", "strings.unicode_decode_with_offsets",
+    "strings.unicode_split_with_offsets", "io.decode_csv", "io.decode_proto", "audio.decode_wav", "shape_n",
+    "broadcast_static_shape", "variable_creator_scope", "colocate_with", "container", "get_seed",
+    "make_template", "get_local_variable", "local_variables", "model_variables", "moving_average_variables",
+    "all_variables", "import_graph_def", "add_check_numerics_ops", "control_flow_v2_enabled",
+    "is_symbolic_tensor", "hessians", "register_tensor_conversion_function", "no_gradient",
 }
 NOT_TENSOR_PREFIXES = (
     "config.", "dtypes.", "keras.", "data.", "distribute.", "train.", "summary.",
@@ -100,8 +110,11 @@ NOT_TENSOR_PREFIXES = (
     "compat.", "experimental.", "random.Generator", "random.experimental.", "sysconfig.",
     "version", "autograph.", "nest.", "types.", "layers.", "initializers.", "optimizers.",
     "losses.", "metrics.", "lookup.", "queue.", "feature_column.", "tpu.", "lite.",
-    "image.resize_", "sparse.", "ragged.", "raw_ops.", "contrib.", "signal.", "linalg.experimental.",
+    "image.resize_", "sparse.", "ragged.", "raw_ops.", "contrib.", "linalg.experimental.",
 )
+# Public modules whose functions give tensors (``tensorflow.python.*`` and the like are internals).
+TENSOR_MODULES = {"math", "nn", "linalg", "random", "image", "signal", "strings", "bitwise", "audio",
+                  "io", "quantization", "manip", "spectral"}
 # Reductions that give a scalar when called without an axis.
 SCALAR_REDUCTIONS = {
     f"{prefix}{name}" for prefix in ("", "math.")
@@ -126,8 +139,12 @@ def returns_tensor(name: TFName) -> bool:
     path = name.path
     if not path or path in NOT_TENSOR or path.startswith(NOT_TENSOR_PREFIXES):
         return False
+    if "." in path and path.split(".", 1)[0] not in TENSOR_MODULES:
+        return False
     leaf = name.leaf
-    if leaf.startswith(("assert_", "_")) or "initializer" in leaf:
+    if leaf.startswith(("assert_", "_", "enable_", "disable_")) or leaf.endswith("candidate_sampler"):
+        return False
+    if "initializer" in leaf:
         return False
     return leaf[:1].islower()  # classes (tf.Variable, tf.TensorArray, ...) are not tensors
 
