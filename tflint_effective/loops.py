@@ -12,6 +12,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Set, Union
 import libcst as cst
 
 from .names import COMPREHENSIONS, FUNCTION_LIKE
+from .semantics import bindings_in
 
 LoopNode = Union[cst.For, cst.CompFor]
 
@@ -28,6 +29,16 @@ class Loop:
     @property
     def is_statement(self) -> bool:
         return isinstance(self.node, cst.For)
+
+    @property
+    def varying(self) -> frozenset:
+        """Names that may hold a new value in each iteration: the targets and, for a
+        ``for`` statement, every name its body binds."""
+        if not self.is_statement:
+            return self.targets
+        body = self.node.body
+        statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        return self.targets | {name for name, _ in bindings_in(statements)}
 
 
 def enclosing_loops(ancestors: Sequence[cst.CSTNode]) -> Iterator[Loop]:

@@ -11,7 +11,7 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from .names import Import
+from .names import Assigned, Import
 from .rule import has_star_args
 
 LOG = frozenset({"log", "math.log"})
@@ -20,6 +20,10 @@ SOFTMAX = frozenset({"nn.softmax", "math.softmax"})
 SIGMOID = frozenset({"sigmoid", "math.sigmoid", "nn.sigmoid"})
 REDUCE_SUM = frozenset({"reduce_sum", "math.reduce_sum"})
 REDUCE_MAX = frozenset({"reduce_max", "math.reduce_max"})
+# A shift computed from these makes ``exp(x - shift)`` stable (at most ``exp(0)`` for the largest x).
+SHIFTS = REDUCE_MAX | {"reduce_logsumexp", "math.reduce_logsumexp"}
+NON_NEGATIVE = frozenset({"square", "math.square", "abs", "math.abs", "exp", "math.exp", "sqrt",
+                          "math.sqrt", "math.squared_difference", "norm", "linalg.norm"})
 REDUCE_SUM_OR_MEAN = REDUCE_SUM | {"reduce_mean", "math.reduce_mean"}
 GUARDS = frozenset({"clip_by_value", "maximum", "math.maximum"})
 LOG_SOFTMAX = ("nn.log_softmax", "math.log_softmax")  # the cure of log(softmax), in both APIs
@@ -140,15 +144,64 @@ def may_move(context, named: bool, *exprs: cst.BaseExpression) -> bool:
 
 
 def is_max_shifted(context, expr: cst.BaseExpression) -> bool:
-    """``x - reduce_max(x, ...)`` (or a name for it): the already stable form."""
+    """``x - m`` (or a name for it) where ``m`` is computed from a maximum: the stable form.
+
+    ``m`` may wrap the maximum (``stop_gradient(reduce_max(x))``, ``where(is_finite(m), m, 0)``)
+    or be a name with several bindings, one of them a maximum: the code shifts on purpose.
+    """
     expr, _ = through_name(context, expr)
     if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract)):
         return False
-    shift = expr.right
-    stopped = produced_by(context, shift, {"stop_gradient"})
-    if stopped is not None:
-        shift = operand(stopped.call)
-    return shift is not None and produced_by(context, shift, REDUCE_MAX) is not None
+    return _computed_from(context, expr.right, SHIFTS, set())
+
+
+def _computed_from(context, expr: cst.BaseExpression, paths, seen: set) -> bool:
+    """A call of one of ``paths`` is part of computing ``expr`` (through this scope's names)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name) and node.value not in seen:
+            seen.add(node.value)
+            if context.resolver.owner(node.value, context.scope) is context.scope:
+                stack += [b.value for b in context.resolver.bindings(node.value, context.scope)
+                          if isinstance(b, Assigned)]
+        elif isinstance(node, cst.Call):
+            name = context.tf_call(node)
+            if name is not None and name.path in paths:
+                return True
+            stack += [arg.value for arg in node.args]
+        elif isinstance(node, cst.Attribute):
+            stack.append(node.value)
+        elif isinstance(node, cst.BaseExpression):
+            stack += [child for child in node.children if isinstance(child, cst.BaseExpression)]
+    return False
+
+
+def is_non_positive(context, expr: cst.BaseExpression) -> bool:
+    """Certainly <= 0 by construction: a negated square, ``-c * d ** 2``, ``-tf.abs(d)``..."""
+    expr, _ = through_name(context, expr)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return _is_non_negative(context, expr.expression)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Multiply, cst.Divide)):
+        left, right = expr.left, expr.right
+        return (is_non_positive(context, left) and _is_non_negative(context, right)
+                or isinstance(expr.operator, cst.Multiply)
+                and _is_non_negative(context, left) and is_non_positive(context, right))
+    return False
+
+
+def _is_non_negative(context, expr: cst.BaseExpression) -> bool:
+    """Certainly >= 0: a non-negative literal, an even power, a square, an absolute value..."""
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        if isinstance(expr.operator, cst.Power):
+            exponent = expr.right
+            return isinstance(exponent, cst.Integer) and int(exponent.value, 0) % 2 == 0
+        if isinstance(expr.operator, (cst.Multiply, cst.Divide, cst.Add)):
+            return _is_non_negative(context, expr.left) and _is_non_negative(context, expr.right)
+        return False
+    return produced_by(context, expr, NON_NEGATIVE) is not None
 
 
 def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]]:

@@ -10,7 +10,8 @@ Modes.  A function's mode can be decided by code that comes later
 (``tf.function(f)`` after ``def f``, a ``Session()`` at the bottom of the
 module), so ``mode_thunk`` only captures the enclosing functions and graph
 blocks of a node and settles the mode after the traversal: the innermost
-function with a known mode wins, then ``with tf.Graph().as_default()``, then
+function with a known mode wins, then ``with tf.Graph().as_default()`` (G) or
+the body of ``if tf.executing_eagerly():`` (E, see ``eager_guarded``), then
 the module (G on TF1 signals, else E).
 
 Tensor-ness is flow-sensitive within a function.  Each function (and the
@@ -123,6 +124,7 @@ SCALAR_REDUCTIONS = {
                  "reduce_std", "reduce_variance", "reduce_euclidean_norm")
 }
 SCALAR_APIS = {"rank", "size", "norm", "linalg.norm"}  # norm: scalar without axis too
+SHAPE_VECTORS = {"shape", "shape_n"}
 ARITHMETIC_COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
 
@@ -304,6 +306,29 @@ class SemanticModel(cst.BatchableCSTVisitor):
 
     def is_dataset(self, expr: cst.BaseExpression) -> bool:
         return self.kind(expr) == DATASET
+
+    def is_shape_vector(self, expr: cst.BaseExpression) -> bool:
+        """A shape as a value (``tf.shape(x)``, ``x.shape``, any module's ``shape`` function such
+        as ``np.shape``), a slice or an element of one, or a name bound once to one: of rank 1
+        at most, and indexed per dimension."""
+        while isinstance(expr, cst.Subscript):
+            expr = expr.value
+        if isinstance(expr, cst.Name):
+            expr = self.context.assigned_value(expr) or expr
+            while isinstance(expr, cst.Subscript):
+                expr = expr.value
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value == "shape"
+        name = self.context.tf_call(expr)
+        if name is not None:
+            return name.path in SHAPE_VECTORS
+        qualname = self.context.qualname(expr.func) if isinstance(expr, cst.Call) else None
+        return qualname is not None and qualname.endswith(".shape")
+
+    def eager_guarded(self) -> bool:
+        """Inside ``if tf.executing_eagerly(): ...`` (and no function in between): only
+        eager execution runs this code, whatever the mode around it."""
+        return bool(self.mode_stack) and isinstance(self.mode_stack[-1], cst.BaseSuite)
 
     def kind(self, expr: cst.BaseExpression) -> Optional[str]:
         if expr not in self._cache:
@@ -579,6 +604,25 @@ class SemanticModel(cst.BatchableCSTVisitor):
         branch = self.branches.pop()
         self._set_env(_merge_all([*branch.outs, None if branch.else_jumps else self.env]))
 
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._enter_block(node)
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._enter_block(node)
+
+    def _enter_block(self, node: cst.BaseSuite) -> None:
+        parent = self.context.parent
+        if isinstance(parent, cst.If) and parent.body is node and self._tests_eager(parent.test):
+            self.function_mode[node] = "E"  # a graph or tf.function never runs it
+            self.mode_stack.append(node)
+
+    def _tests_eager(self, test: cst.BaseExpression) -> bool:
+        """``tf.executing_eagerly()``, possibly ``and``-ed with other conditions."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._tests_eager(test.left) or self._tests_eager(test.right)
+        name = self.context.tf_call(test)
+        return name is not None and name.leaf == "executing_eagerly"
+
     def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._leave_block(node)
 
@@ -586,6 +630,8 @@ class SemanticModel(cst.BatchableCSTVisitor):
         self._leave_block(node)
 
     def _leave_block(self, node: cst.BaseSuite) -> None:
+        if self.mode_stack and self.mode_stack[-1] is node:
+            self.mode_stack.pop()
         parent = self.context.parent
         if isinstance(parent, cst.If) and parent.body is node:
             branch = self.branches[-1]

@@ -47,6 +47,7 @@ def test_reported_without_a_fix(source):
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\nm = tf.reduce_max(x, 1, keepdims=True)\ny = m + tf.math.log(tf.reduce_sum(tf.exp(x - m), 1, keepdims=True))\n",
     "import tensorflow as tf\ny = tf.reduce_logsumexp(x, 1)\n",
+    "import tensorflow as tf\nm = tf.reduce_max(x, 1, keepdims=True)\nm = tf.where(tf.math.is_finite(m), m, 0)\ny = m + tf.math.log(tf.reduce_sum(tf.exp(x - m), 1, keepdims=True))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(tf.abs(x), 1))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.reduce_mean(tf.exp(x), 1))\n",
     "import numpy as np\ny = np.log(np.sum(np.exp(x)))\n",
@@ -54,6 +55,11 @@ def test_reported_without_a_fix(source):
 ])
 def test_near_misses(source):
     assert findings(source, TFE405) == []
+
+
+def test_a_never_positive_exponent_still_underflows_to_log_zero():
+    source = "import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(tf.exp(-tf.square(x)), 1))\n"
+    assert findings(source, TFE405) == [(2, 5, "TFE405")]
 
 
 def test_fixture_log_sum_exp_overflows_where_reduce_logsumexp_is_exact(tf):

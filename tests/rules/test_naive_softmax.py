@@ -88,6 +88,13 @@ def test_reported_without_a_fix(source):
     # already stable: the maximum is subtracted first (also through names, or stop_gradient)
     "import tensorflow as tf\ns = tf.exp(x - tf.reduce_max(x, -1, keepdims=True))\ny = s / tf.reduce_sum(s, -1, keepdims=True)\n",
     "import tensorflow as tf\nm = tf.stop_gradient(tf.reduce_max(x))\nz = x - m\ny = tf.exp(z) / tf.reduce_sum(tf.exp(z))\n",
+    # the maximum wrapped, or bound again to the same name (tensorflow-probability's logsumexp)
+    "import tensorflow as tf\nm = tf.reduce_max(x, -1, keepdims=True)\nm = tf.where(tf.math.is_finite(m), m, 0)\ny = tf.exp(x - m) / tf.reduce_sum(tf.exp(x - m), -1, keepdims=True)\n",
+    "import tensorflow as tf\ny = tf.exp(x - tf.reduce_logsumexp(x)) / tf.reduce_sum(tf.exp(x - tf.reduce_logsumexp(x)))\n",
+    # an exponent that is never positive cannot overflow (a Gaussian kernel)
+    "import tensorflow as tf\nk = tf.exp(-0.5 * (x / s) ** 2)\ny = k / tf.reduce_sum(k)\n",
+    "import tensorflow as tf\ny = tf.exp(-tf.square(x)) / tf.reduce_sum(tf.exp(-tf.square(x)), 0, True)\n",
+    "import tensorflow as tf\nz = -tf.abs(x) / 2.0\ny = tf.exp(z) / tf.reduce_sum(tf.exp(z), 0, True)\n",
     # divided by something other than its own sum
     "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(tf.exp(w), -1, keepdims=True)\n",
     "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_max(tf.exp(x), -1, keepdims=True)\n",
@@ -103,6 +110,19 @@ def test_reported_without_a_fix(source):
 ])
 def test_near_misses(source):
     assert findings(source, TFE401) == []
+
+
+@pytest.mark.parametrize("source", [
+    # the sign of the exponent is not known, or it is positive
+    "import tensorflow as tf\ny = tf.exp(-x) / tf.reduce_sum(tf.exp(-x), 0, True)\n",
+    "import tensorflow as tf\nk = tf.exp(0.5 * x ** 2)\ny = k / tf.reduce_sum(k, 0, True)\n",
+    "import tensorflow as tf\nk = tf.exp(-(x ** 3))\ny = k / tf.reduce_sum(k, 0, True)\n",
+    "import tensorflow as tf\nk = tf.exp(-tf.square(x) * y)\ny = k / tf.reduce_sum(k, 0, True)\n",
+    # a maximum of something else, computed in another scope, is no shift
+    "import tensorflow as tf\ndef f(x, m):\n    return tf.exp(x - m) / tf.reduce_sum(tf.exp(x - m), 0, True)\n",
+])
+def test_exponents_that_may_be_large_are_reported(source):
+    assert [code for _, _, code in findings(source, TFE401)] == ["TFE401"]
 
 
 def test_fixture_naive_softmax_is_nan_where_softmax_is_exact(tf):

@@ -11,6 +11,28 @@ CASES = [
     ("from tensorflow import math as tm\nflag = tm.reduce_any(x)\n", [(2, 8, "TFE101")]),
     ("from tensorflow.math import reduce_all\nz = [reduce_all(v) for v in xs]\n", [(2, 6, "TFE101")]),
     ("import tensorflow as tf\ny = tf.compat.v1.count_nonzero(x)\n", [(2, 5, "TFE101")]),
+    ("import tensorflow as tf\ntotal = tf.math.reduce_sum\ny = total(x)\n", [(3, 5, "TFE101")]),
+    # functools.partial: reported where the partial is called, unless one of them gives the axis
+    ("import functools\nimport tensorflow as tf\ns = functools.partial(tf.reduce_sum, keepdims=True)\n"
+     "y = s(x) + s(x, 1) + s(x, axis=0)\n", [(4, 5, "TFE101")]),
+    ("from functools import partial\nimport tensorflow as tf\ns = partial(tf.reduce_max, x)\ny = s()\n",
+     [(4, 5, "TFE101")]),
+    ("from functools import partial\nimport tensorflow as tf\ns = partial(tf.reduce_max, x, 0)\n"
+     "m = partial(tf.reduce_mean, axis=-1)\ny = s() + m(x) + s(*a)\n", []),
+    ("from functools import partial\nimport tensorflow as tf\ns = partial(tf.reduce_max, input_tensor=x)\n"
+     "y = s(keepdims=True) + s(axis=1)\n", [(4, 5, "TFE101")]),
+    # a shape or a scalar: no other axis to mean
+    ("import tensorflow as tf\nn = tf.reduce_prod(tf.shape(x)[1:]) + tf.reduce_prod(x.shape)\n", []),
+    ("import tensorflow as tf\ns = tf.shape(x)\nn = tf.reduce_prod(input_tensor=s[:-1])\n", []),
+    ("import tensorflow as tf\nfrom tensorflow_probability.python.internal import prefer_static as ps\n"
+     "n = tf.reduce_prod(ps.shape(y)[:-3])\n", []),
+    ("import tensorflow as tf\nn = tf.reduce_prod(dist.batch_shape_tensor()) + tf.reduce_prod(shape(y))\n",
+     [(2, 5, "TFE101"), (2, 49, "TFE101")]),
+    ("import tensorflow as tf\nt = tf.reduce_sum(x, axis=None)\ny = tf.reduce_mean(t)\n", []),
+    ("import tensorflow as tf\ny = tf.reduce_max([n - k, 0]) + tf.reduce_min((a, -1.0, b))\n", []),
+    ("import tensorflow as tf\nt = tf.reduce_sum(x, axis=None)\ny = tf.reduce_all([a, t > 0])\n", []),
+    ("import tensorflow as tf\ny = tf.reduce_max([a, b]) + tf.reduce_max((a, a + 1))\n", [(2, 5, "TFE101"), (2, 29, "TFE101")]),
+    ("import tensorflow as tf\ns = tf.shape(x)\ns = s * 2\ny = tf.reduce_prod(s)\n", [(4, 5, "TFE101")]),
     # near misses
     ("import tensorflow as tf\ny = tf.reduce_sum(x, 0)\n", []),
     ("import tensorflow as tf\ny = tf.reduce_sum(x, axis=None)\n", []),

@@ -54,6 +54,15 @@ def test_findings(source, expected):
     (V1 + "t = tf.reduce_sum(x, axis=None)\nif t == 0:\n    pass\n", []),
     (TF + "t = tf.reduce_sum(x, axis=None)\nif t != 0:\n    pass\n", [(3, 4, "warning")]),
     (TF + "@tf.function(autograph=False)\ndef f(x):\n    if tf.size(x) == 0:\n        pass\n", [(4, 8, "error")]),
+    # under `if tf.executing_eagerly():` only eager execution runs the code, whatever the mode
+    # around it: a scalar works there, a non-scalar does not
+    (TF + "@tf.function\ndef f(x: tf.Tensor):\n    if x is not None and tf.executing_eagerly():\n"
+          "        if not tf.reduce_all(x > 0, axis=None) or x:\n            pass\n    elif x:\n        pass\n",
+     [(5, 51, "warning"), (7, 10, "warning")]),
+    (V1 + "t = tf.reduce_sum(x, axis=None)\nif tf.executing_eagerly():\n    if t > 0:\n        pass\n"
+          "if t > 0:\n    pass\n", [(6, 4, "error")]),
+    (V1 + "t = tf.reduce_sum(x, axis=None)\nif tf.executing_eagerly():\n    @tf.function\n    def f():\n"
+          "        return 1 if t > 0 else 2\n", [(6, 21, "info")]),
     # Keras call and tf.data functions are traced with autograph
     (TF + "class M(tf.keras.Model):\n    def call(self, x):\n        if tf.reduce_max(x, axis=None) > 0:\n"
           "            return x\n        return -x\n", [(4, 12, "info")]),

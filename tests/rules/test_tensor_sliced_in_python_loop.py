@@ -31,6 +31,16 @@ CASES = [
     ("ys = [v[i] for i in range(500) for v in (x,)]\n", []),
     ("for i in range(500):\n    z += tf.gather(x, 0)\n", []),
     ("def range(n):\n    return [0]\nfor i in range(500):\n    z += x[i]\n", [(7, 10, "TFE201")]),
+    # a literal sequence of at most four items is a handful of slices; five are reported
+    ("for k in [0, 2, 5]:\n    z += tf.slice(x, [k], [1])\n", []),
+    ("for k in (0, 1, 2, 3, 4):\n    z += x[k]\n", [(5, 10, "TFE201")]),
+    ("for k in [*ks]:\n    z += x[k]\n", [(5, 10, "TFE201")]),
+    # the sliced tensor is computed anew in each iteration (a name the loop binds)
+    ("for i, batch in enumerate(batches):\n    y = tf.concat([x, batch], 0)\n    z += y[i]\n", []),
+    ("for b in batches:\n    y = x * 2\n    z += y[:b.shape[0]]\n", []),
+    ("for b in range(500):\n    z += tf.reshape(x * b, [-1, 4])[:, b]\n", []),
+    # ... but the same tensor sliced by an inner loop is reported
+    ("for i in range(500):\n    y = x * i\n    for j in range(500):\n        z += y[j]\n", [(7, 14, "TFE201")]),
 ]
 
 

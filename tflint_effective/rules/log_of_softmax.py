@@ -19,7 +19,9 @@ their names are bound once.  Guarded forms are reported without a fix: the
 cure changes their (wrong) values.
 
 Known problems: a softmax reached through a name assigned in another scope, or
-more than once, is not seen; neither are ``keras`` softmax activations.  The
+more than once, is not seen, nor one returned by a helper of your own or held
+in an attribute (``self.probabilities``); neither are ``keras`` softmax
+activations.  The
 log factor of a hand-written cross-entropy is reported by TFE403 instead.  A fix
 through a name re-reads the softmax arguments at the log: a ``tf.Variable``
 assigned in between (``v.assign(...)``) is not detected.

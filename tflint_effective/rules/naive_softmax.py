@@ -8,7 +8,11 @@ float16), and inf / inf is NaN: the naive softmax of ``[1000., 0.]`` is
 input.  The forms recognised: ``/``, ``tf.divide`` and ``tf.truediv``, with
 the ``exp`` written twice (same tensor, no side effects) or bound to a name
 once (``e = tf.exp(x); e / tf.reduce_sum(e, axis=-1, keepdims=True)``).  The
-shifted form ``exp(x - reduce_max(x))`` is stable and not reported.
+shifted form ``exp(x - reduce_max(x))`` is stable and not reported, also when
+the maximum is wrapped (``stop_gradient``, ``where(is_finite(m), m, 0)``) or
+bound to its name more than once; nor is an exponent that is never positive
+by construction (``exp(-0.5 * (d / s) ** 2)``, a Gaussian kernel): it cannot
+overflow.
 
 Fix safety: safe where provably equal, else no fix.  A sum over one literal
 axis with ``keepdims=True`` becomes ``softmax(x, axis=that_axis)``, spelled from
@@ -23,7 +27,9 @@ evaluated again at the division, so the fix is offered only when ``x`` is free
 of side effects and its names are bound once.
 
 Known problems: the ``exp`` inline on one side and through a name on the other
-is not matched, nor names assigned in another scope or more than once.  A fix
+is not matched, nor names assigned in another scope or more than once.  A
+never-positive exponent can still underflow: if every element is below about
+-87 (float32) the sum is 0 and the quotient NaN; this is not reported.  A fix
 through a name re-reads ``x`` at the division: a ``tf.Variable`` assigned in
 between (``v.assign(...)``) would be read with its new value; this is not
 detected.
@@ -33,7 +39,7 @@ from typing import Optional
 import libcst as cst
 
 from ..numeric_patterns import (EXP, REDUCE_SUM, Produced, compat_of, importable, is_max_shifted,
-                                is_pure, keyword, may_move, operand, produced_by, spell)
+                                is_non_positive, is_pure, keyword, may_move, operand, produced_by, spell)
 from ..rule import ERROR, SAFE, Fix, Rule, call_arg, has_star_args
 
 DIVISIONS = {"divide", "math.divide", "truediv", "math.truediv"}
@@ -86,7 +92,7 @@ class NaiveSoftmax(Rule):
         summed = operand(total.call) if total is not None else None
         exp = self._same_exp(numerator, summed) if summed is not None else None
         x = operand(exp.call) if exp is not None else None
-        if x is None or is_max_shifted(self.context, x):
+        if x is None or is_max_shifted(self.context, x) or is_non_positive(self.context, x):
             return
         self.report(node, fix=self._fix(node, total, exp, x))
 

@@ -6,17 +6,26 @@ because the sum silently broadcasts to a 2x2 matrix first, when 6 was meant.
 Naming the axis makes the intent checkable: a wrong shape then fails loudly or
 gives a result of the wrong rank.  Say ``axis=None`` when reducing every
 element is the intent.  Same number in every execution mode, so the severity
-is the same everywhere.
+is the same everywhere.  A reduction bound by ``functools.partial`` is reported
+where the partial is called, when neither passes an axis.  Reductions of a
+shape (``tf.reduce_prod(tf.shape(x)[1:])``, ``x.shape``), of a scalar, or of a
+list holding a number (``tf.reduce_max([n - k, 0])``: packing it gives a vector,
+or fails) have no other axis to mean and are not reported.
 
 Fix safety: none offered; the intended axis cannot be known from the code.
 
 Known problems: calls that pass arguments through ``*args`` / ``**kwargs`` are
-not checked; reductions reached through ``functools.partial`` or a wrapper of
-your own are not seen.
+not checked; a reduction passed as a function (``tf.nest.map_structure(
+tf.reduce_sum, xs)``, ``map``), a partial bound to a name more than once, or a
+wrapper of your own are not seen.  A shape is recognised when computed by a
+module's ``shape`` function (``tf.shape``, ``np.shape``) or read from
+``.shape``; shapes returned by methods (``dist.batch_shape_tensor()``) and
+lists of scalars built by helpers are reported.
 """
 import libcst as cst
 
-from ..rule import WARNING, Rule, call_arg, has_star_args
+from ..rule import WARNING, Rule, has_star_args
+from ..semantics import NUMBER, SCALAR
 
 # Every spelling takes the axis as its second parameter.
 REDUCTIONS = {
@@ -25,8 +34,7 @@ REDUCTIONS = {
 }
 MATH_ONLY = {"reduce_std", "reduce_variance", "reduce_euclidean_norm"}
 TARGETS = REDUCTIONS | {f"math.{name}" for name in REDUCTIONS | MATH_ONLY}
-# TF1 spellings of the axis parameter (TFE102 asks to rename them).
-OLD_AXIS_KEYWORDS = ("reduction_indices",)
+AXIS_KEYWORDS = ("axis", "reduction_indices")  # TF1's spelling: TFE102 asks to rename it
 
 
 class ReductionWithoutAxis(Rule):
@@ -45,8 +53,46 @@ class ReductionWithoutAxis(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
-        if name is None or name.path not in TARGETS or has_star_args(node):
-            return
-        if call_arg(node, 1, "axis") is None and not any(
-                call_arg(node, None, keyword) for keyword in OLD_AXIS_KEYWORDS):
+        if name is not None:
+            args = node.args if name.path in TARGETS and not has_star_args(node) else None
+        else:
+            bound = self._partial_reduction(node.func)
+            args = None if bound is None or has_star_args(bound) or has_star_args(node) else [
+                *bound.args[1:], *node.args]
+        if args is not None and not _gives_axis(args):
+            self._report_unless_one_axis(node, _operand(args))
+
+    def _report_unless_one_axis(self, node: cst.Call, operand) -> None:
+        semantics = self.context.semantics
+        if operand is None or not (semantics.is_shape_vector(operand) or semantics.is_scalar(operand)
+                                   or self._packs_scalars(operand)):
             self.report(node)
+
+    def _packs_scalars(self, operand) -> bool:
+        """``[n - k, 0]``: a list with a number or a scalar packs into a vector (or fails loudly)."""
+        return isinstance(operand, (cst.List, cst.Tuple)) and any(
+            not isinstance(element, cst.StarredElement)
+            and self.context.semantics.kind(element.value) in (NUMBER, SCALAR)
+            for element in operand.elements)
+
+    def _partial_reduction(self, func: cst.BaseExpression):
+        """``functools.partial(<reduction>, ...)`` bound once to the name called."""
+        value = self.context.assigned_value(func) if isinstance(func, cst.Name) else None
+        if not (isinstance(value, cst.Call) and self.context.qualname(value.func) == "functools.partial"
+                and value.args and value.args[0].keyword is None):
+            return None
+        reduction = self.context.tf_name(value.args[0].value)
+        return value if reduction is not None and reduction.path in TARGETS else None
+
+
+def _gives_axis(args) -> bool:
+    """An axis among a reduction's arguments: by keyword, or as the second positional one."""
+    positional = [arg for arg in args if arg.keyword is None]
+    return len(positional) >= 2 or any(
+        arg.keyword is not None and arg.keyword.value in AXIS_KEYWORDS for arg in args)
+
+
+def _operand(args):
+    """The reduced tensor: the first positional argument, or ``input_tensor=``."""
+    return next((arg.value for arg in args if arg.keyword is None or arg.keyword.value == "input_tensor"),
+                None)

@@ -17,12 +17,15 @@ info for a scalar boolean comparison it converts (``if tf.reduce_sum(x) > 0``),
 warning for other operands it converts (a non-boolean or non-scalar tensor
 fails when traced); warning in E.  ``t == u`` is a tensor in E, F and F0 only
 (in TF1 graph mode it compares identities): such tests are not reported in G.
+Code under ``if tf.executing_eagerly():`` runs eagerly only (mode E), so a
+scalar tested there is not reported; a non-scalar still is.
 
 Fix safety: none offered; the replacement depends on what the test meant.
 
 Known problems: only values the semantic model knows to be tensors are seen
 (results of TensorFlow calls and names bound to them); tensors that arrive as
-unannotated parameters or attributes are not.
+unannotated parameters, are held in attributes (``if self.total > 0:``) or are
+returned by helper functions of your own are not.
 """
 from typing import Iterator, Tuple
 
@@ -94,7 +97,10 @@ class TensorAsPythonBool(Rule):
         return isinstance(parent, cst.Arg) and self._is_builtin_bool(self.context.ancestors[-3])
 
     def _check(self, context: cst.CSTNode, test: cst.BaseExpression, whole_tested=True) -> None:
+        semantics = self.context.semantics
         for operand, converted_by in _truth_tested(test, whole_tested, context):
+            if semantics.eager_guarded() and semantics.is_scalar(operand):
+                continue  # only eager execution runs it, and a scalar's truth value works there
             if self.context.is_tensor(operand):
                 severity = self._severity(operand, converted_by)
             elif self._is_tensor_equality(operand):

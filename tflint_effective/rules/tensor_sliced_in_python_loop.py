@@ -22,8 +22,13 @@ the last bits (measured: up to 1e-4 on 500 rows), and the shape and dtype of
 the zeros, which broadcasting may change, are not known statically.
 
 Known problems: ``while`` loops and loops in helpers called from a loop are not
-seen; ``for`` loops over ``range(k)`` with a literal ``k`` of 4 or less are
-not reported (a handful of slices costs nothing measurable).  Shape vectors
+seen; ``for`` loops over ``range(k)`` with a literal ``k`` of 4 or less, or over
+a literal list or tuple of at most 4 items, are not reported (a handful of
+slices costs nothing measurable).  A tensor computed anew in each iteration
+(its expression reads a name the loop binds, ``y = f(x_i); y[:n]``) is not
+reported: it is not one tensor sliced piece by piece, even when the loop as
+a whole could be vectorised.  Tensors held in attributes (``self.table[i]``)
+and returned by helpers of your own are not known to be tensors.  Shape vectors
 (``tf.shape(x)[i]``) are not reported: their loops are bounded by the rank.
 """
 import libcst as cst
@@ -34,8 +39,6 @@ from ..rule import DISPLAY_ONLY, MODES, WARNING, Rule, call_arg, has_star_args
 # Slicing ops and the keyword of the sliced tensor (always the first parameter).
 SLICING_OPS = {"slice": "input_", "strided_slice": "input_", "gather": "params",
                "gather_nd": "params"}
-# Shape vectors: indexing them per dimension is bounded by the rank.
-SHAPE_VECTORS = {"shape", "shape_n"}
 FEW_ITERATIONS = 4
 EVERYWHERE = dict.fromkeys(MODES, WARNING)
 UNLESS_AUTOGRAPH = {**EVERYWHERE, "F": None}
@@ -82,10 +85,12 @@ class TensorSlicedInPythonLoop(Rule):
 
     def _severity(self, sliced, index):
         """Per-mode severity when ``sliced`` is a tensor indexed by a loop variable."""
-        read = names_in(index)
+        read, sliced_reads = names_in(index), names_in([sliced])
         loops = [loop for loop in enclosing_loops(self.context.ancestors)
-                 if loop.targets & read and not self._few_iterations(loop)]
-        if not loops or not self.context.is_tensor(sliced) or self._shape_vector(sliced):
+                 if loop.targets & read and not loop.varying & sliced_reads
+                 and not self._few_iterations(loop)]
+        if (not loops or not self.context.is_tensor(sliced)
+                or self.context.semantics.is_shape_vector(sliced)):
             return None
         modes = [self._modes(loop) for loop in loops]
         return {mode: WARNING if any(m[mode] for m in modes) else None for mode in MODES}
@@ -106,15 +111,9 @@ class TensorSlicedInPythonLoop(Rule):
                 or any(self.context.is_tensor(bound) for bound in bounds or ()))
 
     def _few_iterations(self, loop) -> bool:
+        if isinstance(loop.iter, (cst.List, cst.Tuple)) and not any(
+                isinstance(element, cst.StarredElement) for element in loop.iter.elements):
+            return len(loop.iter.elements) <= FEW_ITERATIONS
         bounds = range_arguments(self.context, loop.iter)
         return (bounds is not None and len(bounds) == 1 and isinstance(bounds[0], cst.Integer)
                 and int(bounds[0].value, 0) <= FEW_ITERATIONS)
-
-    def _shape_vector(self, sliced) -> bool:
-        """``tf.shape(x)``, a name bound to it, or a slice of it (``tf.shape(x)[1:-1]``)."""
-        if isinstance(sliced, cst.Name):
-            sliced = self.context.assigned_value(sliced) or sliced
-        while isinstance(sliced, cst.Subscript):
-            sliced = sliced.value
-        name = self.context.tf_call(sliced)
-        return name is not None and name.path in SHAPE_VECTORS
