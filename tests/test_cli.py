@@ -71,9 +71,9 @@ def test_unparseable_file_is_tfe000_and_exit_2_while_others_are_still_checked(wo
     assert lines[1:] == [LINE_102]
 
 
-def test_missing_path_is_a_usage_error(workdir, capsys):
+def test_missing_path_is_an_error(workdir, capsys):
     assert run(capsys, "check", "nope.py") == (
-        2, "", "tflint-effective: nope.py: no such file or directory\n")
+        2, "", "tflint-effective: nope.py: no such file or directory\nNo findings (0 files checked).\n")
 
 
 def test_select_ignore_and_exit_zero(workdir, capsys):

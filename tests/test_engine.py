@@ -50,8 +50,10 @@ def test_syntax_error_is_one_tfe000_in_pythons_words():
 
 def test_deeply_nested_input_does_not_crash_the_process():
     """libcst's parser recursed off the 8 MiB main-thread stack (a segfault) here."""
-    parens = "import tensorflow as tf\nx = " + "(" * 3000 + "tf.squeeze(y)" + ")" * 3000 + "\n"
-    assert findings(parens) == [(2, 3005, "TFE103")]
+    parens = "import tensorflow as tf\nx = " + "(" * 199 + "tf.squeeze(y)" + ")" * 199 + "\n"
+    assert findings(parens) == [(2, 204, "TFE103")]
+    unary = "import tensorflow as tf\nx = tf.squeeze(" + "-" * 1500 + "y)\n"
+    assert findings(unary) == [(2, 5, "TFE103")]
     chain = "import tensorflow as tf\nx = tf.reduce_sum(" + " + ".join(["a"] * 1500) + ")\n"
     assert findings(chain) == [(2, 5, "TFE101")]
 

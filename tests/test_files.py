@@ -2,9 +2,11 @@
 import os
 import stat
 
+import libcst as cst
 import pytest
 
-from tflint_effective import cli, files
+from tflint_effective import cli, engine, files
+from tflint_effective.rule import Rule
 
 BAD = "import tensorflow.compat.v1 as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)  # café\n"
 GOOD = BAD.replace("keep_dims", "keepdims")
@@ -81,3 +83,52 @@ def test_undecodable_file_is_reported_and_others_still_checked(tmp_path, capsys)
     assert out[1] == f"{tmp_path / 'b.py'}:2:5: TFE103 " + \
         "`squeeze` without `axis` removes every size-1 dimension, including a batch of one; " \
         "pass the axis to remove (`axis=[...]`)"
+
+
+def test_a_symlink_out_of_the_tree_is_reported_but_not_written(tmp_path, monkeypatch, capsys):
+    """``fix`` writes through a link only to a file below the current directory or a path named."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    real = outside / "real.py"
+    real.write_text(BAD)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "link.py").symlink_to(real)
+    monkeypatch.chdir(project)
+    assert cli.main(["fix", "--isolated", "-q", "."]) == 1
+    out, err = capsys.readouterr()
+    assert real.read_text() == BAD
+    assert out == "link.py:2:25: TFE102 `keep_dims=` is deprecated (a TypeError in TF2); use `keepdims=`\n"
+    assert err == (f"link.py: warning: not fixed: a symbolic link to {real}, outside the current "
+                   "directory and the paths being fixed; file left unchanged\n")
+    assert cli.main(["fix", "--isolated", "-q", ".", str(outside)]) == 1  # named: fixed, both ways
+    assert real.read_text() == GOOD and (project / "link.py").is_symlink()
+
+
+def test_a_symlink_inside_the_tree_is_written_through(tmp_path, monkeypatch):
+    (tmp_path / "real.py").write_text(BAD)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "link.py").symlink_to("../real.py")
+    monkeypatch.chdir(tmp_path / "sub")
+    run_fix(tmp_path)
+    assert (tmp_path / "real.py").read_text() == GOOD and (tmp_path / "sub" / "link.py").is_symlink()
+
+
+def test_a_fix_that_does_not_parse_leaves_the_file_untouched(tmp_path, monkeypatch, capsys):
+    class _Breaks(Rule):
+        """Turns ``y = tf.abs(x)`` into ``y = a := 1``, which does not parse."""
+
+        CODE = "TFE992"
+
+        def visit_Call(self, node):
+            if self.context.tf_call(node) is not None:
+                walrus = cst.NamedExpr(target=cst.Name("a"), value=cst.Integer("1"))
+                self.report(self.context.parent, "broken", fix=self.context.parent.with_changes(value=walrus))
+
+    monkeypatch.setattr(engine, "selected_rules", lambda select=None, ignore=None: [_Breaks])
+    path = tmp_path / "m.py"
+    path.write_bytes(b"import tensorflow as tf\r\ny = tf.abs(x)\r\n")
+    assert run_fix(path) == 2
+    assert path.read_bytes() == b"import tensorflow as tf\r\ny = tf.abs(x)\r\n"
+    assert sorted(os.listdir(tmp_path)) == ["m.py"]
+    assert "fixing produced code that does not parse" in capsys.readouterr().err

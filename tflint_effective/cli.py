@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import List, Optional, Sequence, Tuple
 from . import __version__, engine
 from .config import Config, ConfigError, codes, discover, load, severity
 from .engine import PARSE_ERROR, Diagnostic, FixError, all_rules, rule_by_code
-from .files import SUFFIXES, SourceError, decode, iter_python_files, read_source, write_atomic
+from .files import SUFFIXES, MissingPath, SourceError, decode, iter_python_files, outside, read_source, write_atomic
 from .notebooks import SUFFIX as NOTEBOOK, Notebook, NotebookError
 from .output import FORMATS, Finding, Run, colour, render
 from .output.summary import Progress, plural, statistics, statistics_text, summary_line
@@ -108,6 +109,7 @@ class Options:
     diff: bool = False
     show_suppressed: bool = False
     fix_details: bool = False  # per-finding diffs and edits (json, sarif)
+    roots: Tuple[str, ...] = ()  # real paths ``fix`` may write below (symbolic links)
 
 
 @dataclass
@@ -119,6 +121,7 @@ class FileResult:
     fixed: int = 0
     output: str = ""  # --diff text, or the fixed standard input
     warnings: List[str] = field(default_factory=list)
+    missing: bool = False  # a path named on the command line that does not exist
 
 
 class PythonFile:
@@ -156,6 +159,8 @@ def _document(name: str, text: str):
 
 
 def _unreadable(path: str, error: Exception) -> FileResult:
+    if isinstance(error, MissingPath):  # a wrong argument rather than a bad file: no finding
+        return FileResult(path, error=True, warnings=[f"tflint-effective: {error}"], missing=True)
     message = str(error)
     if message.startswith(f"{path}: "):
         message = message[len(path) + 2:]
@@ -258,12 +263,30 @@ def fix_file(path: str, options: Options) -> FileResult:
     if changed and options.diff:
         output = document.diff(fixed.source, name)
     elif changed and path != "-":
-        write_atomic(Path(path), new_text, encoding)
+        refused = _write(Path(path), new_text, encoding, options)
+        if refused:
+            result = _lint(name, document, options)
+            result.warnings.append(f"{name}: {refused}; file left unchanged")
+            result.error = refused.startswith("error")
+            return result
     elif path == "-" and not options.diff:
         output = new_text
     result = _lint(name, _document(name, new_text), options)  # what remains
     result.changed, result.fixed, result.output = changed, fixed.applied, output
     return result
+
+
+def _write(path: Path, text: str, encoding: str, options: Options) -> Optional[str]:
+    """Write the fixed file; the reason when it was not written."""
+    target = outside(path, options.roots)
+    if target is not None:
+        return (f"warning: not fixed: a symbolic link to {target}, outside the current directory "
+                "and the paths being fixed")
+    try:
+        write_atomic(path, text, encoding)
+    except OSError as error:
+        return f"error: cannot write the fixed file: {error.strerror or error}"
+    return None
 
 
 # -- running over many files -----------------------------------------------------------
@@ -291,7 +314,14 @@ def _options(args, config: Config) -> Options:
     return Options(config=config, stdin_filename=args.stdin_filename,
                    unsafe_fixes=getattr(args, "unsafe_fixes", False), diff=getattr(args, "diff", False),
                    show_suppressed=getattr(args, "show_suppressed", False),
-                   fix_details=args.format in ("json", "sarif") and not args.statistics)
+                   fix_details=args.format in ("json", "sarif") and not args.statistics,
+                   roots=_roots(args.paths))
+
+
+def _roots(paths: Sequence[str]) -> Tuple[str, ...]:
+    """The current directory, the directories named and those of the files named."""
+    folders = {p if os.path.isdir(p) else os.path.dirname(p) or "." for p in (".", *paths) if p != "-"}
+    return tuple(sorted(os.path.realpath(folder) for folder in folders))
 
 
 def _each(args, per_file) -> Tuple[List[FileResult], Options]:
@@ -311,7 +341,8 @@ def _each(args, per_file) -> Tuple[List[FileResult], Options]:
 
 def _report(args, results: List[FileResult], stream) -> Run:
     """Write the findings (or statistics) in the chosen format; return the run."""
-    run = Run([f for r in results for f in r.findings], len(results), getattr(args, "unsafe_fixes", False))
+    run = Run([f for r in results for f in r.findings], sum(not r.missing for r in results),
+              getattr(args, "unsafe_fixes", False))
     for result in results:
         for warning in result.warnings:
             print(warning, file=sys.stderr)

@@ -20,6 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from . import rules as rules_package
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Resolver, Scope, ScopeTable, TFName, tf_name
+from .nesting import refuse_too_deep
 from .rule import SAFE, UNSAFE, Fix, Report, Rule
 from .semantics import SemanticModel
 from .suppressions import Suppressions
@@ -211,7 +212,8 @@ def _diagnostics(module, path, settled) -> List[Diagnostic]:
     return sorted(found, key=lambda d: (d.line, d.col, d.code))
 
 
-PARSE_FAILURES = (cst.ParserSyntaxError, RecursionError)
+# SyntaxError and MemoryError: CPython refusing a file nested too deeply (nesting.py).
+PARSE_FAILURES = (cst.ParserSyntaxError, SyntaxError, RecursionError, MemoryError)
 # libcst's native parser recurses on the C stack: deeply nested input crashes the
 # process on a main thread's 8 MiB stack, so parsing and traversal run on a thread
 # with a large one (address space is reserved, not used).
@@ -244,12 +246,13 @@ def on_deep_stack(function, *args, **kwargs):
 
 
 def parse(source: str) -> cst.Module:
+    refuse_too_deep(source)
     return cst.parse_module(source)
 
 
 def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
     """TFE000 where the file stops parsing, in CPython's words when it has some."""
-    if isinstance(error, RecursionError):
+    if isinstance(error, (RecursionError, MemoryError)):
         return Diagnostic(path, 1, 0, PARSE_ERROR,
                           "cannot analyse this file: expressions nested too deeply", "error", 1, 0)
     try:

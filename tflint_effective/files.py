@@ -8,7 +8,7 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 SKIP_DIRS = {
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "__pycache__",
@@ -20,6 +20,10 @@ SUFFIXES = (".py", ".pyi")
 
 class SourceError(OSError):
     """A file that cannot be read as Python source (message says why)."""
+
+
+class MissingPath(SourceError):
+    """A path that does not exist (and is not a broken symbolic link)."""
 
 
 @dataclass(frozen=True)
@@ -42,12 +46,12 @@ def iter_python_files(paths: Iterable[str], exclude: Sequence[str] = (),
                       suffixes: Sequence[str] = SUFFIXES) -> Iterator[Path]:
     """Files named on the command line, and files with ``suffixes`` below directories, sorted.
 
-    Raises FileNotFoundError for a path that does not exist.
+    A named path that does not exist is yielded as it is: reading it reports
+    the problem, and the other paths are still processed.  Directories are
+    walked without following symbolic links to directories.
     """
     for raw in paths:
         path = Path(raw)
-        if not path.exists() and not path.is_symlink():
-            raise FileNotFoundError(f"{raw}: no such file or directory")
         if not path.is_dir():
             if not excluded(path, exclude):
                 yield path
@@ -67,7 +71,13 @@ def decode(data: bytes, name: str = "<bytes>") -> Source:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
-    except (SyntaxError, UnicodeDecodeError, LookupError) as error:
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        hint = ("; declare the file's encoding with a `# -*- coding: NAME -*-` comment"
+                if encoding == "utf-8" else "")
+        raise SourceError(f"{name}: cannot decode as Python source: byte 0x{data[error.start]:02x} "
+                          f"on line {line} is not valid {encoding}{hint}") from None
+    except (SyntaxError, LookupError) as error:  # a bad or unknown coding cookie
         raise SourceError(f"{name}: cannot decode as Python source: {error}") from None
     if encoding == "utf-8-sig" and text.startswith("\ufeff"):
         text = text[1:]
@@ -75,15 +85,35 @@ def decode(data: bytes, name: str = "<bytes>") -> Source:
 
 
 def read_source(path: Path) -> Source:
+    """The decoded text of ``path``; SourceError with a one-line reason when it has none."""
+    path = Path(path)
     try:
-        data = Path(path).read_bytes()
+        data = path.read_bytes()
     except IsADirectoryError:
         raise SourceError(f"{path}: is a directory") from None
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise SourceError(f"{path}: broken symbolic link (its target {os.readlink(path)} "
+                              "does not exist)") from None
+        raise MissingPath(f"{path}: no such file or directory") from None
+    except PermissionError:
+        raise SourceError(f"{path}: cannot read: permission denied") from None
     except OSError as error:
         raise SourceError(f"{path}: cannot read: {error.strerror or error}") from None
     if b"\0" in data:
         raise SourceError(f"{path}: binary file (contains NUL bytes), not Python source")
     return decode(data, str(path))
+
+
+def outside(path: Path, roots: Sequence[str]) -> Optional[str]:
+    """Where ``path`` really is, when symbolic links take it out of every directory in ``roots``.
+
+    ``roots`` are real paths; an empty sequence puts no limit.
+    """
+    real = os.path.realpath(path)
+    if not roots or any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in roots):
+        return None
+    return real
 
 
 def write_atomic(path: Path, text: str, encoding: str) -> None:
