@@ -4,8 +4,10 @@ Every test lints (or fixes) a directory holding the bad input and ``other.py``,
 whose finding (or fix) shows that the other files were still processed.
 """
 import base64
+import io
 import os
 import random
+import sys
 
 import pytest
 
@@ -175,3 +177,55 @@ def test_a_file_that_cannot_be_written(tree, capsys, monkeypatch):
                    "file left unchanged"]
     assert (tree / "a.py").read_text() == OTHER and (tree / "other.py").read_text() == OTHER_FIXED
     assert sorted(os.listdir(tree)) == ["a.py", "other.py"]  # no temporary file left
+
+
+NOTEBOOK = '{"cells": [%s], "metadata": %s, "nbformat": 4, "nbformat_minor": 5}'
+
+
+@pytest.mark.parametrize("content, reported", [
+    (NOTEBOOK % ('{"cell_type": "code", "source": 7}', "{}"), "cell 1 has no text `source`"),
+    (NOTEBOOK % ('{"cell_type": "code", "source": ["x = 1\\n", 5]}', "{}"), "cell 1 has no text `source`"),
+    (NOTEBOOK % ('{"cell_type": "markdown", "source": "x"}, null', "{}"), "cell 2 has no text `source`"),
+    ("[]", "no `cells` list (nbformat 4 is supported)"),
+    ("{", "invalid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+], ids=["source_number", "source_list_of_numbers", "cell_null", "not_an_object", "invalid_json"])
+def test_malformed_notebooks(tree, capsys, content, reported):
+    """These raised TypeError / AttributeError out of notebooks.py and stopped the run."""
+    bad = tree / "bad.ipynb"
+    bad.write_text(content)
+    assert run(capsys, "check", str(tree))[:2] == (2, [
+        f"{bad}:1:1: TFE000 cannot parse this notebook: {reported}", f"{tree / 'other.py'}:2:25: {KEEP_DIMS}"])
+
+
+@pytest.mark.parametrize("content", [
+    NOTEBOOK % ('{"cell_type": "code", "source": "import tensorflow as tf\\ny = tf.squeeze(x)"}',
+                '{"kernelspec": 3, "language_info": []}'),
+    NOTEBOOK % ('{"cell_type": "code", "source": "import tensorflow as tf\\ny = tf.squeeze(x)"}', "7"),
+], ids=["odd_kernelspec", "metadata_not_an_object"])
+def test_notebooks_with_odd_metadata_are_linted(tmp_path, capsys, content):
+    path = tmp_path / "n.ipynb"
+    path.write_text(content)
+    status, out, _ = run(capsys, "check", str(path))
+    assert status == 1 and out[0].startswith(f"{path}:cell 1:2:5: TFE103 ")
+
+
+def test_a_crash_on_one_file_is_reported_and_the_run_goes_on(tree, capsys, monkeypatch):
+    (tree / "bad.py").write_text(OTHER)
+    lint = cli._lint
+
+    def crashes_on_bad(name, document, options):
+        if name.endswith("bad.py"):
+            raise RuntimeError("boom")
+        return lint(name, document, options)
+
+    monkeypatch.setattr(cli, "_lint", crashes_on_bad)
+    status, out, _ = run(capsys, "check", str(tree))
+    assert (status, out) == (2, [
+        f"{tree / 'bad.py'}:1:1: TFE000 internal error in tflint-effective, please report: RuntimeError: boom",
+        f"{tree / 'other.py'}:2:25: {KEEP_DIMS}"])
+
+
+def test_binary_standard_input(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x = 1\x00\x01")))
+    assert run(capsys, "check", "--stdin-filename", "in.py", "-")[:2] == (
+        2, ["in.py:1:1: TFE000 binary file (contains NUL bytes), not Python source"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import json
 import os
 import sys
@@ -224,6 +225,19 @@ def _lint(name: str, document, options: Options) -> FileResult:
     return result
 
 
+def _one_file(per_file):
+    """A crash on one file becomes an internal-error finding for it; the run goes on."""
+    @functools.wraps(per_file)
+    def guarded(path: str, options: Options) -> FileResult:
+        try:
+            return per_file(path, options)
+        except Exception as error:
+            return _unreadable(options.stdin_filename if path == "-" else path,
+                               engine.internal_error(path, error).message)
+    return guarded
+
+
+@_one_file
 def check_file(path: str, options: Options) -> FileResult:
     """Lint one file (``-``: standard input)."""
     try:
@@ -233,6 +247,7 @@ def check_file(path: str, options: Options) -> FileResult:
     return _lint(name, document, options)
 
 
+@_one_file
 def fix_file(path: str, options: Options) -> FileResult:
     """Fix one file in place (or into ``output`` for ``--diff`` and standard input)."""
     try:

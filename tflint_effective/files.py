@@ -68,6 +68,8 @@ def iter_python_files(paths: Iterable[str], exclude: Sequence[str] = (),
 
 def decode(data: bytes, name: str = "<bytes>") -> Source:
     """Decode like Python does: a BOM, else a PEP 263 coding cookie, else UTF-8."""
+    if b"\0" in data:
+        raise SourceError(f"{name}: binary file (contains NUL bytes), not Python source")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         text = data.decode(encoding)
@@ -100,8 +102,6 @@ def read_source(path: Path) -> Source:
         raise SourceError(f"{path}: cannot read: permission denied") from None
     except OSError as error:
         raise SourceError(f"{path}: cannot read: {error.strerror or error}") from None
-    if b"\0" in data:
-        raise SourceError(f"{path}: binary file (contains NUL bytes), not Python source")
     return decode(data, str(path))
 
 

@@ -65,11 +65,26 @@ def _unmask_magics(code: str, magics: List[str]) -> Optional[str]:
     return "\n".join(lines)
 
 
+def _table(data, key: str) -> dict:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _python(data: dict) -> bool:
-    metadata = data.get("metadata") or {}
-    language = ((metadata.get("kernelspec") or {}).get("language")
-                or (metadata.get("language_info") or {}).get("name") or "python")
+    metadata = _table(data, "metadata")
+    language = (_table(metadata, "kernelspec").get("language")
+                or _table(metadata, "language_info").get("name") or "python")
     return str(language).lower() == "python"
+
+
+def _cell_text(raw, number: int) -> str:
+    """A cell's source: a string or a list of strings (nbformat 4 allows both)."""
+    source = raw.get("source") if isinstance(raw, dict) else None
+    if isinstance(source, list) and all(isinstance(part, str) for part in source):
+        return "".join(source)
+    if isinstance(source, str) or (source is None and isinstance(raw, dict)):
+        return source or ""
+    raise NotebookError(f"cannot parse this notebook: cell {number} has no text `source`")
 
 
 class Notebook:
@@ -87,7 +102,7 @@ class Notebook:
         parts: List[str] = []
         line = 1
         for index, raw in enumerate(self.data["cells"] if _python(self.data) else ()):
-            cell_text = "".join(raw.get("source") or "")
+            cell_text = _cell_text(raw, index + 1)
             if raw.get("cell_type") != "code" or CELL_MAGIC.match(cell_text):
                 continue
             code, magics = _mask_magics(cell_text)
