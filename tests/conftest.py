@@ -67,3 +67,9 @@ def pytest_generate_tests(metafunc):
                          marks=pytest.mark.skip(reason="no GPU visible to TensorFlow"))
         )
     metafunc.parametrize("device", params)
+
+
+@pytest.fixture(autouse=True)
+def _private_result_cache(tmp_path_factory, monkeypatch):
+    """Each test gets an empty cache of check results, never the user's (see cache.py)."""
+    monkeypatch.setenv("TFLINT_EFFECTIVE_CACHE_DIR", str(tmp_path_factory.mktemp("result-cache")))

@@ -11,6 +11,7 @@ over processes or cached without touching the reporting.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import functools
 import json
@@ -21,11 +22,13 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 
-from . import __version__, engine
+from . import __version__, engine, parallel
+from .cache import Cache
 from .config import Config, ConfigError, codes, discover, load, severity
 from .engine import PARSE_ERROR, Diagnostic, FixError, all_rules, rule_by_code
 from .files import SUFFIXES, MissingPath, SourceError, decode, iter_python_files, outside, read_source, write_atomic
 from .notebooks import SUFFIX as NOTEBOOK, Notebook, NotebookError
+from .prefilter import can_skip
 from .output import FORMATS, Finding, Run, colour, render
 from .output.summary import Progress, plural, statistics, statistics_text, summary_line
 from .suppressions import Suppressions
@@ -45,6 +48,12 @@ def _severity(text: str) -> str:
         return severity(text, "")
     except ConfigError as error:
         raise argparse.ArgumentTypeError(str(error).lstrip(": ")) from None
+
+
+def _jobs(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes (1 or more), got {text!r}")
+    return int(text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -81,6 +90,13 @@ def _parser() -> argparse.ArgumentParser:
                          help="colour the text report (auto: on a terminal unless NO_COLOR is set)")
         sub.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
         sub.add_argument("-q", "--quiet", action="store_true", help="no summary line, no progress")
+        speed = sub.add_argument_group("speed")
+        speed.add_argument("-j", "--jobs", type=_jobs, default=parallel.default_jobs(), metavar="N",
+                           help="worker processes (default: the number of CPUs, %(default)s here)")
+        speed.add_argument("--no-cache", action="store_true",
+                           help="neither read nor write the cache of results of unchanged files")
+        speed.add_argument("--no-prefilter", action="store_true",
+                           help="analyse files that import no TensorFlow too (same findings, slower)")
 
     check = commands.add_parser("check", help="report findings")
     add_common(check)
@@ -110,6 +126,7 @@ class Options:
     diff: bool = False
     show_suppressed: bool = False
     fix_details: bool = False  # per-finding diffs and edits (json, sarif)
+    prefilter: bool = True  # skip files that import no TensorFlow (prefilter.py)
     roots: Tuple[str, ...] = ()  # real paths ``fix`` may write below (symbolic links)
 
 
@@ -202,11 +219,14 @@ def _lint(name: str, document, options: Options) -> FileResult:
     """Findings for one loaded document, suppressions and the minimum severity applied."""
     config = options.config
     select, ignore = config.selection(name)
-    try:
-        module = engine.parse(document.source)
-    except engine.PARSE_FAILURES as error:
-        return FileResult(name, [_finding(engine.syntax_error(name, document.source, error), name, document)], error=True)
-    diagnostics = engine.lint_module(module, name, engine.selected_rules(select, ignore))
+    module, diagnostics = None, []
+    if not (options.prefilter and can_skip(document.source, config.tensorflow_modules)):
+        try:
+            module = engine.parse(document.source)
+        except engine.PARSE_FAILURES as error:
+            return FileResult(name, [_finding(engine.syntax_error(name, document.source, error), name, document)], error=True)
+        diagnostics = engine.lint_module(module, name, engine.selected_rules(select, ignore),
+                                         config.tensorflow_modules)
     suppressions = Suppressions.parse(document.source)
     kept, silenced = suppressions.split(diagnostics)
     details = module if options.fix_details else None
@@ -261,7 +281,8 @@ def fix_file(path: str, options: Options) -> FileResult:
 
     try:
         fixed = engine.fix_source(document.source, name, select, ignore, options.unsafe_fixes,
-                                  accept=accept)
+                                  accept=accept, prefilter=options.prefilter,
+                                  tensorflow_modules=options.config.tensorflow_modules)
     except FixError as error:
         result = _lint(name, document, options)
         result.warnings.append(f"{name}: warning: {error}")
@@ -330,6 +351,7 @@ def _options(args, config: Config) -> Options:
                    unsafe_fixes=getattr(args, "unsafe_fixes", False), diff=getattr(args, "diff", False),
                    show_suppressed=getattr(args, "show_suppressed", False),
                    fix_details=args.format in ("json", "sarif") and not args.statistics,
+                   prefilter=not args.no_prefilter,
                    roots=_roots(args.paths))
 
 
@@ -340,18 +362,63 @@ def _roots(paths: Sequence[str]) -> Tuple[str, ...]:
 
 
 def _each(args, per_file) -> Tuple[List[FileResult], Options]:
+    """``per_file`` over every target, in ``--jobs`` processes; results in target order.
+
+    ``check`` results of unchanged files come from the cache (see cache.py).
+    """
     config = _configuration(args)
     options = _options(args, config)
     targets = _targets(args, config)
     progress = Progress(len(targets), sys.stderr, active=not args.quiet)
-    results = []
+    results: List[Optional[FileResult]] = [None] * len(targets)
+    cache = None if args.no_cache or per_file is not check_file else Cache(_settings(options))
+    keys: List[Optional[str]] = [None] * len(targets)
+    pending = []
+    for index, path in enumerate(targets):
+        if cache is not None and path != "-":
+            keys[index] = _cache_key(cache, path)
+            entry = None if keys[index] is None else cache.load(keys[index])
+            if entry is not None:
+                results[index] = _from_entry(entry)
+                progress.step(path)
+                continue
+        pending.append(index)
+
+    def done(position: int, result: FileResult) -> None:
+        index = pending[position]
+        results[index] = result
+        if keys[index] is not None and not result.error:
+            cache.store(keys[index], dataclasses.asdict(result))
+        progress.step(targets[index])
+
+    def failed(path: str, error: BaseException) -> FileResult:
+        return _unreadable(path, f"internal error: the worker process checking this file stopped "
+                                 f"({type(error).__name__}); run with --jobs 1 to see more")
+
+    jobs = 1 if targets == ["-"] else args.jobs
     try:
-        for path in targets:
-            results.append(engine.on_deep_stack(per_file, path, options))
-            progress.step(path)
+        parallel.run(per_file, [targets[i] for i in pending], options, jobs, done, failed)
     finally:
         progress.close()
     return results, options
+
+
+def _settings(options: Options) -> str:
+    """What besides a file's name and bytes decides its check result (for the cache)."""
+    fields = {k: v for k, v in vars(options).items() if k != "roots"}  # roots: only for writing
+    return repr(sorted(fields.items()))
+
+
+def _cache_key(cache: Cache, path: str) -> Optional[str]:
+    try:
+        return cache.key(path, Path(path).read_bytes())
+    except OSError:  # reported when the file is checked
+        return None
+
+
+def _from_entry(entry: dict) -> FileResult:
+    findings = [Finding(**{**f, "edits": tuple(tuple(e) for e in f["edits"])}) for f in entry.pop("findings")]
+    return FileResult(findings=findings, **entry)
 
 
 def _report(args, results: List[FileResult], stream) -> Run:

@@ -10,6 +10,7 @@ setup.cfg or tox.ini, in the closest directory at or above the first path checke
     exclude = ["build/*", "legacy"]    # globs, as --exclude
     per-file-ignores = {"tests/*" = ["TFE101"]}
     severity = "warning"               # minimum severity reported: info|warning|error
+    tensorflow-modules = ["myproject.compat.tf"]  # modules that re-export TensorFlow
 
 In setup.cfg / tox.ini lists are comma- or newline-separated and per-file-ignores
 has one ``glob: codes`` pair per line (flake8's spelling).  An unknown or ill-typed
@@ -31,7 +32,8 @@ NAME = "tflint-effective"
 CODE_SELECTOR = re.compile(r"TFE[0-9]{0,3}")
 LIST_KEYS = {"select": "select", "extend-select": "extend_select", "ignore": "ignore",
              "exclude": "exclude"}
-KEYS = (*LIST_KEYS, "per-file-ignores", "severity")
+KEYS = (*LIST_KEYS, "per-file-ignores", "severity", "tensorflow-modules")
+MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 class ConfigError(Exception):
@@ -46,6 +48,8 @@ class Config:
     exclude: Tuple[str, ...] = ()
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     severity: str = "info"
+    # ``from myproject.compat import tf`` / ``import myproject.compat.tf as tf`` give TensorFlow
+    tensorflow_modules: Tuple[str, ...] = ()
     path: Optional[Path] = None  # the file it was read from
 
     def override(self, **options) -> "Config":
@@ -102,6 +106,14 @@ def _strings(values, where: str) -> Tuple[str, ...]:
     return tuple(values)
 
 
+def _module_names(values, where: str) -> Tuple[str, ...]:
+    names = _strings(values, where)
+    bad = [name for name in names if not MODULE_NAME.fullmatch(name)]
+    if bad:
+        raise ConfigError(f"{where}: {', '.join(map(repr, bad))} is not a dotted module name")
+    return names
+
+
 def severity(value, where: str) -> str:
     if value not in SEVERITY_RANK:
         raise ConfigError(f"{where}: expected one of {', '.join(SEVERITY_RANK)}, got {value!r}")
@@ -123,6 +135,8 @@ def _build(table: Dict[str, object], path: Path) -> Config:
                 (glob, codes(selected, f"{where} {glob!r}")) for glob, selected in value.items())
         elif key == "severity":
             values["severity"] = severity(value, where)
+        elif key == "tensorflow-modules":
+            values["tensorflow_modules"] = _module_names(value, where)
         else:
             raise ConfigError(f"{_section(path)}: unknown key {key!r} (known: {', '.join(KEYS)})")
     return Config(**values, path=path)

@@ -1,13 +1,18 @@
 """One parse and one traversal per file for all selected rules; fixes to a fixed point.
 
-Positions are the expensive metadata in libcst, so they are computed only for
-files that have findings.  The module is never copied: fixes replace nodes by
-identity in the very tree the rules saw.
+A file that imports no TensorFlow is not parsed by libcst at all (prefilter.py).
+The traversal reads the tree without rebuilding it (libcst's visitors rebuild
+every node they pass), and positions are computed only for reported nodes.  The
+module is never copied: fixes replace nodes by identity in the very tree the
+rules saw.
 """
 from __future__ import annotations
 
 import ast
+import contextlib
+import dataclasses
 import functools
+import gc
 import importlib
 import pkgutil
 import sys
@@ -16,11 +21,13 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst._nodes.internal import CodegenState  # private: code generation with positions
+from libcst.metadata.position_provider import NEWLINE_RE
 
 from . import rules as rules_package
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Resolver, Scope, ScopeTable, TFName, tf_name
 from .nesting import refuse_too_deep
+from .prefilter import can_skip, shims
 from .rule import SAFE, UNSAFE, Fix, Report, Rule
 from .semantics import SemanticModel
 from .suppressions import Suppressions
@@ -90,14 +97,17 @@ def selected_rules(select=None, ignore=None) -> List[type]:
 class Context:
     """What rules may ask about the file being linted, at the current node."""
 
-    def __init__(self, module: cst.Module, path: str):
+    def __init__(self, module: cst.Module, path: str, tensorflow_modules: Sequence[str] = ()):
         self.module = module
         self.path = path
-        self.table = ScopeTable(module)
+        self.table = ScopeTable(module, shims(tensorflow_modules))
         self.resolver = Resolver(self.table)
         self.ancestors: List[cst.CSTNode] = []
         self.scopes: List[Scope] = [self.table.root]
         self.semantics = SemanticModel(self)
+        # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
+        # and every rule asks about the same calls; the node is kept so its id is not reused.
+        self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
 
     @property
     def node(self) -> cst.CSTNode:
@@ -116,10 +126,15 @@ class Context:
 
     def tf_name(self, node: cst.BaseExpression) -> Optional[TFName]:
         """The TensorFlow API an expression names, when certain."""
-        return tf_name(self.resolver.qualname(node, self.scope))
+        scope = self.scopes[-1]
+        key = (id(node), id(scope))
+        known = self._tf_names.get(key)
+        if known is None:
+            known = self._tf_names[key] = (node, tf_name(self.resolver.qualname(node, scope)))
+        return known[1]
 
     def tf_call(self, node: cst.CSTNode) -> Optional[TFName]:
-        return self.tf_name(node.func) if isinstance(node, cst.Call) else None
+        return self.tf_name(node.func) if type(node) is cst.Call else None
 
     def assigned_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
         """The value of ``name`` if it has exactly one binding, an assignment."""
@@ -134,16 +149,18 @@ class Context:
     def mode_thunk(self, node: cst.CSTNode):
         return self.semantics.mode_thunk(node)
 
-    # Called by the traversal around every node.
+    # Called by the traversal around every node (parsed nodes have exactly these types).
     def enter(self, node: cst.CSTNode) -> None:
-        self.ancestors.append(node)
-        parent = self.parent
-        if isinstance(node, cst.Parameters) and isinstance(parent, FUNCTION_LIKE):
-            self.scopes.append(self.table.scope_for(parent, self.scope))
-        elif isinstance(node, COMPREHENSIONS):
-            self.scopes.append(self.table.scope_for(node, self.scope))
-        elif isinstance(parent, cst.ClassDef) and node is parent.body:
-            self.scopes.append(self.table.scope_for(parent, self.scope))
+        ancestors = self.ancestors
+        parent = ancestors[-1] if ancestors else None
+        ancestors.append(node)
+        kind = type(node)
+        if kind is cst.Parameters and type(parent) in _FUNCTION_TYPES:
+            self.scopes.append(self.table.scope_for(parent, self.scopes[-1]))
+        elif kind in _COMPREHENSION_TYPES:
+            self.scopes.append(self.table.scope_for(node, self.scopes[-1]))
+        elif type(parent) is cst.ClassDef and node is parent.body:
+            self.scopes.append(self.table.scope_for(parent, self.scopes[-1]))
 
     def exit(self, node: cst.CSTNode) -> None:
         self.ancestors.pop()
@@ -151,44 +168,126 @@ class Context:
             self.scopes.pop()
 
 
+_FUNCTION_TYPES = frozenset(FUNCTION_LIKE)
+_COMPREHENSION_TYPES = frozenset(COMPREHENSIONS)
+# Whitespace, comments and punctuation: they hold nothing but more of the same.
+TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline,
+          cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.ImportStar,
+          cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+          cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Asynchronous, cst.BaseBinaryOp,
+          cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the fields libcst visits of one node, in its order (children are not entered)."""
+
+    def __init__(self, node: cst.CSTNode):
+        self.node = node
+        self.fields: List[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node is self.node
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if node is self.node:
+            self.fields.append(attribute)
+
+
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def child_fields(node: cst.CSTNode) -> Tuple[str, ...]:
+    """The fields of ``node`` in the order libcst's visitors see them (learnt once per type);
+    fields libcst visits only when set (an f-string's ``format_spec``) come last."""
+    kind = type(node)
+    order = _CHILD_FIELDS.get(kind)
+    if order is None:
+        recorder = _FieldOrder(node)
+        node.visit(recorder)
+        order = tuple(dict.fromkeys([*recorder.fields, *(f.name for f in dataclasses.fields(kind))]))
+        _CHILD_FIELDS[kind] = order
+    return order
+
+
+_VISITOR_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
+def _visitor_methods(visitor: cst.BatchableCSTVisitor) -> Dict[str, object]:
+    kind = type(visitor)
+    if kind not in _VISITOR_NAMES:  # libcst introspects the class on every call
+        _VISITOR_NAMES[kind] = tuple(visitor.get_visitors())
+    return {name: getattr(visitor, name) for name in _VISITOR_NAMES[kind]}
+
+
 class _Traversal(cst.CSTVisitor):
-    """libcst's batched visitor, with the context kept up to date around it."""
+    """One depth-first walk calling every visitor, in libcst's order, with the context
+    kept up to date around each node.
+
+    libcst's own ``visit`` rebuilds every node it passes (and validates it again);
+    ``walk`` reads the fields and builds nothing.  It skips whitespace, comments
+    and punctuation unless a visitor asks for one of those types.  Given to
+    ``node.visit``, the traversal walks that node itself.
+    """
 
     def __init__(self, context: Context, visitors: Sequence[cst.BatchableCSTVisitor]):
         self.context = context
         self.visits: Dict[str, list] = {}
         self.leaves: Dict[str, list] = {}
         for visitor in visitors:
-            for name, method in visitor.get_visitors().items():
-                kind, _, node_type = name.partition("_")
+            for name, method in _visitor_methods(visitor).items():
+                kind, _, node_type = name.partition("_")  # visit_Call_func would never match
                 table = self.visits if kind == "visit" else self.leaves
                 table.setdefault(node_type, []).append(method)
+        visited = {getattr(cst, name, None) for name in (*self.visits, *self.leaves)}
+        self.skip_trivia = not any(isinstance(t, type) and issubclass(t, TRIVIA) for t in visited)
+        self.plans: Dict[type, tuple] = {}  # node type -> (fields, visit methods, leave methods)
+        self.walked: Dict[type, bool] = {}  # any value's type -> whether to walk it
 
     def on_visit(self, node: cst.CSTNode) -> bool:
+        self.walk(node)
+        return False
+
+    def _plan(self, node: cst.CSTNode) -> tuple:
+        name = type(node).__name__
+        plan = (child_fields(node), tuple(self.visits.get(name, ())), tuple(self.leaves.get(name, ())))
+        self.plans[type(node)] = plan
+        return plan
+
+    def _walks(self, kind: type) -> bool:
+        walks = issubclass(kind, cst.CSTNode) and not (self.skip_trivia and issubclass(kind, TRIVIA))
+        self.walked[kind] = walks
+        return walks
+
+    def walk(self, node: cst.CSTNode) -> None:
+        fields, visits, leaves = self.plans.get(type(node)) or self._plan(node)
+        walked = self.walked
         self.context.enter(node)
-        for method in self.visits.get(type(node).__name__, ()):
+        for method in visits:
             method(node)
-        return True
+        for name in fields:
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                for item in value:
+                    walks = walked.get(type(item))
+                    if walks or (walks is None and self._walks(type(item))):
+                        self.walk(item)
+            else:
+                walks = walked.get(kind)
+                if walks or (walks is None and self._walks(kind)):
+                    self.walk(value)
+        for method in leaves:
+            method(node)
+        self.context.exit(node)
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        for method in self.leaves.get(type(original_node).__name__, ()):
-            method(original_node)
-        self.context.exit(original_node)
 
-    # Attribute visitors (visit_Call_func) are not supported: skip the lookups.
-    def on_visit_attribute(self, node, attribute) -> None:
-        pass
-
-    def on_leave_attribute(self, original_node, attribute) -> None:
-        pass
-
-
-def analyse(module: cst.Module, path: str, rule_classes: Sequence[type]) -> List[Tuple[Report, str]]:
+def analyse(module: cst.Module, path: str, rule_classes: Sequence[type],
+            tensorflow_modules: Sequence[str] = ()) -> List[Tuple[Report, str]]:
     """Run the rules over ``module``; reports with their settled severity."""
-    context = Context(module, path)
+    context = Context(module, path, tensorflow_modules)
     reports: List[Report] = []
     rules = [cls(context, reports.append) for cls in rule_classes]
-    module.visit(_Traversal(context, [context.semantics, *rules]))
+    _Traversal(context, [context.semantics, *rules]).walk(module)
     settled = []
     for report in reports:
         severity = report.severity
@@ -199,16 +298,105 @@ def analyse(module: cst.Module, path: str, rule_classes: Sequence[type]) -> List
     return settled
 
 
+class _Done(Exception):
+    """Every wanted range is known: the rest of the module need not be generated."""
+
+
+class _PositionState(CodegenState):
+    """libcst's PositionProvider, computed for a few nodes only.
+
+    Code generation tracks the line and column everywhere (as the provider does)
+    but records ranges only inside the wanted nodes, whose ranges may be hoisted
+    from their children's, and stops once every wanted node has its range.
+    """
+
+    def __init__(self, module: cst.Module, wanted: Iterable[cst.CSTNode]):
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.line, self.column = 1, 0
+        self.wanted = {id(node) for node in wanted}
+        self.ranges: Dict[int, Tuple[Tuple[int, int], Tuple[int, int]]] = {}
+        self.starts: List[Tuple[int, int]] = []
+        self.depth = 0  # > 0 inside a wanted node
+        self.remaining = len(self.wanted)
+
+    def _advance(self, value: str) -> None:
+        if "\n" in value or "\r" in value:
+            segments = NEWLINE_RE.split(value)
+            self.line += len(segments) - 1
+            self.column = len(segments[-1])
+        else:
+            self.column += len(value)
+
+    def add_indent_tokens(self) -> None:
+        self.tokens.extend(self.indent_tokens)
+        for token in self.indent_tokens:
+            self._advance(token)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        self._advance(value)
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        if self.depth or id(node) in self.wanted:
+            self.depth += 1
+            self.starts.append((self.line, self.column))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        if not self.depth:
+            return
+        self.depth -= 1
+        start = self.starts.pop()
+        key = id(node)
+        if key not in self.ranges:  # a syntactic range recorded inside wins
+            self.ranges[key] = (start, (self.line, self.column))
+        if key in self.wanted:
+            self.wanted.discard(key)
+            if not self.wanted:
+                raise _Done
+
+    @contextlib.contextmanager
+    def _syntactic(self, node, start_node, end_node):
+        start = (self.line, self.column)
+        try:
+            yield
+        finally:
+            end = (self.line, self.column)
+            if start_node is not None:
+                start = self.ranges[id(start_node)][0]
+            if end_node is not None:
+                end = self.ranges[id(end_node)][1]
+            self.ranges[id(node)] = (start, end)
+
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None):
+        if not self.depth:
+            return _NOTHING
+        return self._syntactic(node, start_node, end_node)
+
+
+_NOTHING = contextlib.nullcontext()
+
+
+def positions(module: cst.Module, nodes: Iterable[cst.CSTNode]) -> Dict[int, Tuple[Tuple[int, int], Tuple[int, int]]]:
+    """``id(node) -> ((line, column), (end line, end column))`` for ``nodes``: what
+    libcst's PositionProvider gives them (line 1-based, column 0-based)."""
+    state = _PositionState(module, nodes)
+    if state.wanted:
+        try:
+            module._codegen(state)
+        except _Done:
+            pass
+    return state.ranges
+
+
 def _diagnostics(module, path, settled) -> List[Diagnostic]:
     if not settled:
         return []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ranges = positions(module, [report.node for report, _ in settled])
     found = set()
     for report, severity in settled:
-        where = positions[report.node]
-        found.add(Diagnostic(path, where.start.line, where.start.column, report.rule.CODE,
-                             report.message, severity, where.end.line, where.end.column,
-                             report.fix))
+        (line, col), (end_line, end_col) = ranges[id(report.node)]
+        found.add(Diagnostic(path, line, col, report.rule.CODE, report.message, severity,
+                             end_line, end_col, report.fix))
     return sorted(found, key=lambda d: (d.line, d.col, d.code))
 
 
@@ -245,9 +433,25 @@ def on_deep_stack(function, *args, **kwargs):
     return outcome["value"]
 
 
+@contextlib.contextmanager
+def _collector_paused():
+    """No cyclic garbage collection inside: building and analysing a tree allocates
+    hundreds of thousands of objects, and the collections they trigger cost about a
+    fifth of the time.  The cycles made meanwhile (one analysis's context) are
+    collected once it is back on."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
 def parse(source: str) -> cst.Module:
     refuse_too_deep(source)
-    return cst.parse_module(source)
+    with _collector_paused():
+        return cst.parse_module(source)
 
 
 def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
@@ -275,26 +479,35 @@ def internal_error(path: str, error: Exception) -> Diagnostic:
 
 
 def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
-                noqa: bool = True) -> List[Diagnostic]:
-    """Lint Python source text; a parse failure is one TFE000 diagnostic."""
-    return on_deep_stack(_lint_source, source, path, select, ignore, noqa)
+                noqa: bool = True, *, prefilter: bool = True,
+                tensorflow_modules: Sequence[str] = ()) -> List[Diagnostic]:
+    """Lint Python source text; a parse failure is one TFE000 diagnostic.
+
+    ``prefilter``: valid Python that imports no TensorFlow is not analysed (see
+    ``prefilter.py``); ``tensorflow_modules`` are modules that re-export TensorFlow.
+    """
+    return on_deep_stack(_lint_source, source, path, select, ignore, noqa, prefilter, tensorflow_modules)
 
 
-def _lint_source(source, path, select, ignore, noqa) -> List[Diagnostic]:
+def _lint_source(source, path, select, ignore, noqa, prefilter=True, tensorflow_modules=()) -> List[Diagnostic]:
+    if prefilter and can_skip(source, tensorflow_modules):
+        return []
     try:
         module = parse(source)
     except PARSE_FAILURES as error:
         return [syntax_error(path, source, error)]
-    diagnostics = lint_module(module, path, selected_rules(select, ignore))
+    diagnostics = lint_module(module, path, selected_rules(select, ignore), tensorflow_modules)
     if noqa:  # `# noqa` comments and `# tflint-effective: disable=` lines
         diagnostics = Suppressions.parse(source).kept(diagnostics)
     return diagnostics
 
 
-def lint_module(module: cst.Module, path: str, rule_classes: Sequence[type]) -> List[Diagnostic]:
+def lint_module(module: cst.Module, path: str, rule_classes: Sequence[type],
+                tensorflow_modules: Sequence[str] = ()) -> List[Diagnostic]:
     """Diagnostics of one parsed module; a crash inside a rule becomes one TFE000."""
     try:
-        return _diagnostics(module, path, analyse(module, path, rule_classes))
+        with _collector_paused():
+            return _diagnostics(module, path, analyse(module, path, rule_classes, tensorflow_modules))
     except RecursionError as error:
         return [syntax_error(path, "", error)]
     except Exception as error:  # the run goes on with the other files
@@ -352,11 +565,14 @@ def _apply(module: cst.Module, fixes: Sequence[Fix]) -> Tuple[cst.Module, int]:
 
 
 def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
-               unsafe_fixes: bool = False, noqa: bool = True, accept=None) -> FixResult:
-    return on_deep_stack(_fix_source, source, path, select, ignore, unsafe_fixes, noqa, accept)
+               unsafe_fixes: bool = False, noqa: bool = True, accept=None, *,
+               prefilter: bool = True, tensorflow_modules: Sequence[str] = ()) -> FixResult:
+    return on_deep_stack(_fix_source, source, path, select, ignore, unsafe_fixes, noqa, accept,
+                         prefilter, tensorflow_modules)
 
 
-def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept) -> FixResult:
+def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept, prefilter=True,
+                tensorflow_modules=()) -> FixResult:
     """Apply fixes until nothing changes (at most 8 passes).
 
     ``accept(diagnostic)``, when given, vetoes fixes (the CLI uses it for the
@@ -365,6 +581,8 @@ def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept) -> Fix
     Raises FixError, and returns nothing to write, if a pass yields code that
     does not parse: the caller leaves the file untouched.
     """
+    if prefilter and can_skip(source, tensorflow_modules):
+        return FixResult(source, 0, 0, [])
     rule_classes = selected_rules(select, ignore)
     allowed = {SAFE, UNSAFE} if unsafe_fixes else {SAFE}
     applied = 0
@@ -375,7 +593,7 @@ def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept) -> Fix
     tail = _dropped_tail(source, module, path)
     passes = 0
     while True:
-        diagnostics = lint_module(module, path, rule_classes)
+        diagnostics = lint_module(module, path, rule_classes, tensorflow_modules)
         if noqa:
             diagnostics = Suppressions.parse(source).kept(diagnostics)
         hidden = 0 if unsafe_fixes else sum(d.fix_safety == UNSAFE for d in diagnostics)

@@ -1,14 +1,14 @@
 """flake8 adapter: ``flake8 --select TFE`` reports what ``tflint-effective check`` does.
 
 flake8 treats a plugin as a tree plugin only if ``__init__`` accepts ``tree``;
-we ignore the ``ast`` tree and parse the decoded ``lines`` with libcst.  flake8
-applies ``# noqa`` itself, so findings are not filtered here.
+the ``ast`` tree serves only the pre-filter (a file that imports no TensorFlow
+is skipped before libcst parses anything) and the decoded ``lines`` are
+parsed with libcst.  flake8 applies ``# noqa`` itself, so findings are not
+filtered here.
 """
 from __future__ import annotations
 
 from . import __version__
-
-PREFILTER = "tensorflow"
 
 
 class Plugin:
@@ -16,13 +16,16 @@ class Plugin:
     version = __version__
 
     def __init__(self, tree, lines, filename="(none)"):
+        self.tree = tree
         self.source = "".join(lines)
         self.filename = filename
 
     def run(self):
-        if PREFILTER not in self.source:  # nothing can resolve to TensorFlow
+        from .prefilter import can_skip
+
+        if can_skip(self.source, tree=self.tree):  # nothing can resolve to TensorFlow
             return
         from .engine import lint_source
 
-        for d in lint_source(self.source, self.filename, noqa=False):
+        for d in lint_source(self.source, self.filename, noqa=False, prefilter=False):
             yield d.line, d.col, f"{d.code} {d.message}", type(self)

@@ -17,7 +17,7 @@ unbound name unknown, so nothing is flagged through them).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Union
+from typing import Dict, List, Mapping, Optional, Union
 
 import libcst as cst
 
@@ -103,7 +103,8 @@ def _module_name(node: cst.ImportFrom) -> Optional[str]:
 class ScopeTable:
     """Scopes of one module, built by walking its statements once."""
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, shims: Mapping[str, str] = SHIMS):
+        self.shims = shims  # qualified names that stand for another (the tensorflow module)
         self.scopes: Dict[cst.CSTNode, Scope] = {}
         self.root = self._new(module, None)
         self._walk(module.body, self.root)
@@ -150,7 +151,7 @@ class ScopeTable:
             for alias in node.names:
                 name = dotted(alias.name)
                 if alias.asname is not None:
-                    scope.bind(alias.asname.name.value, Import(SHIMS.get(name, name)))
+                    scope.bind(alias.asname.name.value, Import(self.shims.get(name, name)))
                 else:
                     top = name.split(".")[0]
                     scope.bind(top, Import(top))
@@ -165,7 +166,7 @@ class ScopeTable:
                     scope.bind(local, OTHER)
                 else:
                     qual = f"{module}.{dotted(alias.name)}"
-                    scope.bind(local, Import(SHIMS.get(qual, qual)))
+                    scope.bind(local, Import(self.shims.get(qual, qual)))
         elif isinstance(node, cst.Assign):
             single = node.value if len(node.targets) == 1 else None
             for target in node.targets:

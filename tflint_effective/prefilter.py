@@ -1,0 +1,95 @@
+"""Decide, before libcst parses a file, whether any rule could report in it.
+
+Under the resolver in ``names.py`` a name means TensorFlow only through an
+import: ``import tensorflow``, ``import tensorflow.x as y``, ``from tensorflow.x
+import y``, or an import of a module that re-exports TensorFlow (``names.SHIMS``
+and the ``tensorflow-modules`` setting).  Without one, every rule stays silent,
+so the file can be skipped:
+
+1. text: a file that never spells ``tensorflow`` (nor the last part of a
+   configured module, which every import of that module spells) imports none;
+2. imports: a line starting ``import tensorflow`` or ``from tensorflow`` sends
+   the file to libcst at once (should it sit in a string, libcst just finds
+   nothing); otherwise CPython's parser, many times cheaper than libcst, lists
+   the file's imports, in every scope.
+
+A file is skipped only when CPython parses it, so a syntax error still reaches
+libcst and is reported as TFE000 like in any other file.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from typing import Dict, Iterable, Iterator, Mapping, Optional, Sequence
+
+from .names import SHIMS
+
+TENSORFLOW = "tensorflow"
+_NESTED_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+_PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+tensorflow\b", re.MULTILINE)
+
+
+def shims(tensorflow_modules: Sequence[str] = ()) -> Dict[str, str]:
+    """Qualified names that stand for the ``tensorflow`` module."""
+    return {**SHIMS, **{module: TENSORFLOW for module in tensorflow_modules}}
+
+
+def _is_tensorflow(qualname: str) -> bool:
+    return qualname == TENSORFLOW or qualname.startswith(TENSORFLOW + ".")
+
+
+def _statements(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    for node in body:
+        yield node
+        for name in _NESTED_BODIES:
+            inner = getattr(node, name, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+
+
+def imports_tensorflow(tree: ast.Module, aliases: Mapping[str, str] = SHIMS) -> bool:
+    """Whether an import in ``tree`` binds a name that names.py resolves to TensorFlow
+    (the same reading of each import as ``names.ScopeTable``)."""
+    for node in _statements(tree.body):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is None:
+                    qualname = alias.name.split(".")[0]  # binds the top-level package only
+                else:
+                    qualname = aliases.get(alias.name, alias.name)
+                if _is_tensorflow(qualname):
+                    return True
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                if alias.name == "*":
+                    continue  # names.py does not follow star imports
+                qualname = f"{node.module}.{alias.name}"
+                if _is_tensorflow(aliases.get(qualname, qualname)):
+                    return True
+    return False
+
+
+def _python_ast(source: str) -> Optional[ast.Module]:
+    """CPython's tree, or None for anything its parser refuses."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            return compile(source, "<prefilter>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except Exception:  # SyntaxError, null bytes, nesting too deep...: libcst reports it
+        return None
+
+
+def can_skip(source: str, tensorflow_modules: Sequence[str] = (), tree: Optional[ast.Module] = None) -> bool:
+    """True when ``source`` is valid Python in which no name can resolve to TensorFlow.
+
+    ``tree``, when given, is CPython's tree of ``source`` (flake8 has one already).
+    """
+    aliases = shims(tensorflow_modules)
+    words = {TENSORFLOW, *(qualname.rsplit(".", 1)[-1] for qualname in aliases)}
+    if not any(word in source for word in words):
+        return tree is not None or _python_ast(source) is not None
+    if tree is None and _PLAIN_IMPORT.search(source):
+        return False
+    tree = tree or _python_ast(source)
+    return tree is not None and not imports_tensorflow(tree, aliases)
