@@ -155,8 +155,8 @@ def test_a_directory_named_like_a_python_file_is_walked(tree, capsys):
 def test_a_path_that_does_not_exist(tree, capsys):
     missing = tree / "missing.py"
     complaint = [f"tflint-effective: {missing}: no such file or directory"]
-    assert run(capsys, "check", str(missing), str(tree)) == (2, [f"{tree / 'other.py'}:2:25: {KEEP_DIMS}"],
-                                                            complaint)
+    checked = [f"{tree / 'other.py'}:2:25: {KEEP_DIMS}"]
+    assert run(capsys, "check", str(missing), str(tree)) == (2, checked, complaint)
     assert run(capsys, "fix", str(missing), str(tree)) == (2, [], complaint)
     assert (tree / "other.py").read_text() == OTHER_FIXED
 

@@ -133,7 +133,8 @@ TAILS = ("", "else:\n    z = x", "except Exception:\n    z = None", "finally:\n 
          "except ValueError as error:\n    raise\nelse:\n    pass")
 
 
-def _fixture_fragments():
+@functools.lru_cache(maxsize=None)
+def fixture_fragments():
     """Top-level functions and classes of every fixture, and each statement in their bodies."""
     fragments = []
     for path in sorted(FIXTURES.glob("*/*.py")):
@@ -146,11 +147,6 @@ def _fixture_fragments():
                     node.body[0], (cst.Import, cst.ImportFrom, cst.Expr)):
                 fragments.append(module.code_for_node(node))
     return tuple(f.strip("\n") + "\n" for f in fragments)
-
-
-@functools.lru_cache(maxsize=None)
-def fixture_fragments():
-    return _fixture_fragments()
 
 
 def _block(head, body, tail):
