@@ -36,7 +36,8 @@ def broadcastable(op, **tensors):
 
 
 def is_int(value):
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    # The exact-type test first: an ABC isinstance costs ~0.3 us, paid per dimension.
+    return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool))
 
 
 def axis(op, value, rank):

@@ -1,4 +1,5 @@
 """Shape helpers and reductions that make the axes explicit."""
+import functools
 import math
 
 import tensorflow as tf
@@ -36,18 +37,32 @@ def reshape(tensor, dims_list):
     without the guesswork of ``tf.squeeze`` with no ``axis``.
     """
     shape = get_shape(tensor)
-    rank = len(shape)
-    groups = [[d] if _arguments.is_int(d) else d for d in dims_list]
-    if not all(isinstance(g, (list, tuple)) for g in groups):
-        raise TypeError(f"reshape: dims_list entries must be ints or lists of ints, got {dims_list!r}")
-    flat = [_arguments.axis("reshape", d, rank) for group in groups for d in group]
-    if flat != list(range(rank)) or not all(groups):
-        raise ValueError(f"reshape: dims_list {dims_list!r} must list each of the {rank} dimensions "
-                         "once, in order, in non-empty groups")
+    key = tuple(tuple(d) if isinstance(d, list) else d for d in dims_list)
+    try:
+        groups = _groups(key, len(shape))
+    except TypeError as error:  # an unhashable entry never reaches the checks
+        if "unhashable" not in str(error):
+            raise
+        raise TypeError(f"reshape: dims_list entries must be ints or lists of ints, got {dims_list!r}") from None
     sizes = [[shape[d] for d in group] for group in groups]
     new_shape = [math.prod(s) if all(map(_arguments.is_int, s)) else tf.reduce_prod(tf.stack(s))
                  for s in sizes]
     return tf.reshape(tensor, new_shape)
+
+
+@functools.lru_cache(maxsize=256)
+def _groups(key, rank):
+    """The checked dimension groups of a ``reshape`` dims_list (once per key and rank:
+    checking costs as much as a tenth of an eager ``tf.reshape``)."""
+    shown = [list(d) if isinstance(d, tuple) else d for d in key]
+    groups = [(d,) if _arguments.is_int(d) else d for d in key]
+    if not all(isinstance(g, tuple) for g in groups):
+        raise TypeError(f"reshape: dims_list entries must be ints or lists of ints, got {shown!r}")
+    flat = [_arguments.axis("reshape", d, rank) for group in groups for d in group]
+    if flat != list(range(rank)) or not all(groups):
+        raise ValueError(f"reshape: dims_list {shown!r} must list each of the {rank} dimensions "
+                         "once, in order, in non-empty groups")
+    return groups
 
 
 def batch_gather(tensor, indices):
