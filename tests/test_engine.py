@@ -2,10 +2,9 @@
 import libcst as cst
 import pytest
 
-from tflint_effective import engine
 from tflint_effective.engine import FixError, fix_source, is_selected, lint_source
 from tflint_effective.rule import ERROR, INFO, UNSAFE, WARNING, Fix, Rule
-from tfe_testing import dedent, findings
+from tfe_testing import UnparsableFix, dedent, findings, only_rules
 
 SUM = "import tensorflow as tf\ny = tf.reduce_sum(x)"
 
@@ -65,7 +64,7 @@ def test_a_crashing_rule_is_an_internal_error_finding(monkeypatch):
         def visit_Call(self, node):
             raise ValueError("boom")
 
-    monkeypatch.setattr(engine, "selected_rules", lambda select=None, ignore=None: [_Crashes])
+    only_rules(monkeypatch, [_Crashes])
     [d] = lint_source("f(x)\n", "m.py", prefilter=False)  # no TensorFlow import: skipped otherwise
     assert (d.code, d.message) == (
         "TFE000", "internal error in tflint-effective, please report: ValueError: boom")
@@ -82,12 +81,8 @@ class _ModeProbe(Rule):
             self.report(node, "probe")
 
 
-def _probe(monkeypatch, rules):
-    monkeypatch.setattr(engine, "selected_rules", lambda select=None, ignore=None: rules)
-
-
 def test_severity_is_settled_for_the_mode_after_the_whole_module(monkeypatch):
-    _probe(monkeypatch, [_ModeProbe])
+    only_rules(monkeypatch, [_ModeProbe])
     source = dedent("""\
         import tensorflow as tf
         a = tf.nn.relu(x)
@@ -105,7 +100,7 @@ def test_severity_is_settled_for_the_mode_after_the_whole_module(monkeypatch):
 
 
 def test_eager_module_reports_nothing_for_a_rule_off_in_eager(monkeypatch):
-    _probe(monkeypatch, [_ModeProbe])
+    only_rules(monkeypatch, [_ModeProbe])
     assert lint_source("import tensorflow as tf\na = tf.nn.relu(x)\n") == []
 
 
@@ -123,7 +118,7 @@ class _WrapOnce(Rule):
 
 
 def test_nested_fixes_converge_over_passes(monkeypatch):
-    _probe(monkeypatch, [_WrapOnce])
+    only_rules(monkeypatch, [_WrapOnce])
     result = fix_source("import tensorflow as tf\ny = tf.abs(tf.abs(tf.abs(x)))\n")
     assert result.source == "import tensorflow as tf\ny = tf.math.abs(tf.math.abs(tf.math.abs(x)))\n"
     assert (result.applied, result.passes, result.converged) == (3, 3, True)
@@ -131,25 +126,14 @@ def test_nested_fixes_converge_over_passes(monkeypatch):
 
 
 def test_fix_skips_noqa_findings(monkeypatch):
-    _probe(monkeypatch, [_WrapOnce])
+    only_rules(monkeypatch, [_WrapOnce])
     source = "import tensorflow as tf\ny = tf.abs(x)  # noqa: TFE991\nz = tf.abs(x)\n"
     assert fix_source(source).source == (
         "import tensorflow as tf\ny = tf.abs(x)  # noqa: TFE991\nz = tf.math.abs(x)\n")
 
 
-class _Breaks(Rule):
-    """A broken fix: ``y = f(x)`` becomes ``y = a := 1``, which does not parse."""
-
-    CODE = "TFE992"
-
-    def visit_Call(self, node):
-        if self.context.tf_call(node) is not None:
-            walrus = cst.NamedExpr(target=cst.Name("a"), value=cst.Integer("1"))
-            self.report(self.context.parent, "broken", fix=self.context.parent.with_changes(value=walrus))
-
-
 def test_fix_refuses_code_that_does_not_parse(monkeypatch):
-    _probe(monkeypatch, [_Breaks])
+    only_rules(monkeypatch, [UnparsableFix])
     with pytest.raises(FixError, match="does not parse"):
         fix_source("import tensorflow as tf\ny = tf.abs(x)\n", "m.py")
 
@@ -163,7 +147,7 @@ class _Unsafe(Rule):
 
 
 def test_unsafe_fixes_need_the_flag_and_are_counted(monkeypatch):
-    _probe(monkeypatch, [_Unsafe])
+    only_rules(monkeypatch, [_Unsafe])
     source = "import tensorflow as tf\nz = tf.abs(x)\n"
     hidden = fix_source(source)
     assert (hidden.source, hidden.hidden_unsafe) == (source, 1)
@@ -180,7 +164,7 @@ def test_fix_adds_requested_imports(monkeypatch):
                     cst.parse_expression("softmax(x, axis=None)"),
                     imports=(("tflint_effective.runtime_checks", "softmax"),)))
 
-    _probe(monkeypatch, [_Imports])
+    only_rules(monkeypatch, [_Imports])
     assert fix_source("import tensorflow as tf\nz = tf.abs(x)\n").source == (
         "import tensorflow as tf\nfrom tflint_effective.runtime_checks import softmax\n"
         "\nz = softmax(x, axis=None)\n")

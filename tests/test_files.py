@@ -2,11 +2,10 @@
 import os
 import stat
 
-import libcst as cst
 import pytest
 
-from tflint_effective import cli, engine, files
-from tflint_effective.rule import Rule
+from tfe_testing import UnparsableFix, only_rules
+from tflint_effective import cli, files
 
 BAD = "import tensorflow.compat.v1 as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)  # café\n"
 GOOD = BAD.replace("keep_dims", "keepdims")
@@ -115,17 +114,7 @@ def test_a_symlink_inside_the_tree_is_written_through(tmp_path, monkeypatch):
 
 
 def test_a_fix_that_does_not_parse_leaves_the_file_untouched(tmp_path, monkeypatch, capsys):
-    class _Breaks(Rule):
-        """Turns ``y = tf.abs(x)`` into ``y = a := 1``, which does not parse."""
-
-        CODE = "TFE992"
-
-        def visit_Call(self, node):
-            if self.context.tf_call(node) is not None:
-                walrus = cst.NamedExpr(target=cst.Name("a"), value=cst.Integer("1"))
-                self.report(self.context.parent, "broken", fix=self.context.parent.with_changes(value=walrus))
-
-    monkeypatch.setattr(engine, "selected_rules", lambda select=None, ignore=None: [_Breaks])
+    only_rules(monkeypatch, [UnparsableFix])
     path = tmp_path / "m.py"
     path.write_bytes(b"import tensorflow as tf\r\ny = tf.abs(x)\r\n")
     assert run_fix(path) == 2

@@ -5,13 +5,32 @@ import re
 import sys
 import textwrap
 
+import libcst as cst
 import numpy as np
 
+from tflint_effective import engine
 from tflint_effective.engine import fix_source, lint_source
+from tflint_effective.rule import Rule
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 MARKER = re.compile(r"#\s*(TFE\d{3}(?:\s*,\s*TFE\d{3})*)\s*$")
+
+
+class UnparsableFix(Rule):
+    """A deliberately broken fix: ``y = f(x)`` becomes ``y = a := 1``, which does not parse."""
+
+    CODE = "TFE992"
+
+    def visit_Call(self, node):
+        if self.context.tf_call(node) is not None:
+            walrus = cst.NamedExpr(target=cst.Name("a"), value=cst.Integer("1"))
+            self.report(self.context.parent, "broken", fix=self.context.parent.with_changes(value=walrus))
+
+
+def only_rules(monkeypatch, rules):
+    """Run just these (test) rules wherever the engine selects rules."""
+    monkeypatch.setattr(engine, "selected_rules", lambda select=None, ignore=None: rules)
 
 
 def load_module(path, name=None):
