@@ -20,7 +20,6 @@ once, it is slow.
 from __future__ import annotations
 
 import argparse
-import ast
 import importlib.util
 import os
 import random
@@ -178,7 +177,7 @@ def report(times, files: int) -> int:
     median = {name: tuple(statistics.median(run[i] for run in values) for i in range(3))
               for name, values in times.items()}
     base = median["flake8 default checks, -j1"][0]
-    print(f"\n| tool | seconds (median) | CPU s | files/s | vs flake8 -j1 | peak RSS MB | runs |")
+    print("\n| tool | seconds (median) | CPU s | files/s | vs flake8 -j1 | peak RSS MB | runs |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, (wall, cpu, rss) in median.items():
         print(f"| {name} | {wall:.2f} | {cpu:.2f} | {files / wall:.1f} | {wall / base:.2f}x | {rss / 1e6:.0f} "

@@ -555,7 +555,7 @@ def _apply(module: cst.Module, fixes: Sequence[Fix]) -> Tuple[cst.Module, int]:
     imports = {item for fix in transformer.applied for item in fix.imports}
     if imports:
         from libcst.codemod import CodemodContext
-        from libcst.codemod.visitors import AddImportsVisitor, ImportItem
+        from libcst.codemod.visitors import AddImportsVisitor
 
         context = CodemodContext()
         for module_name, obj in sorted(imports):

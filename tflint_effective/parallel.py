@@ -9,7 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
-from typing import Callable, List, Sequence, TypeVar
+from typing import Callable, Sequence, TypeVar
 
 from .engine import on_deep_stack
 
