@@ -2,6 +2,8 @@
 import libcst as cst
 import pytest
 
+from tflint_effective import engine
+
 from tflint_effective.engine import FixError, fix_source, is_selected, lint_source
 from tflint_effective.rule import ERROR, INFO, UNSAFE, WARNING, Fix, Rule
 from tfe_testing import UnparsableFix, dedent, findings, only_rules
@@ -173,3 +175,15 @@ def test_fix_adds_requested_imports(monkeypatch):
 def test_line_endings_are_kept_by_fixes():
     source = "import tensorflow.compat.v1 as tf\r\ny = tf.reduce_sum(x, 1, keep_dims=True)\r\n"
     assert fix_source(source).source == source.replace("keep_dims", "keepdims")
+
+
+def test_lint_paths_reports_findings_and_unreadable_files_like_the_cli(tmp_path):
+    (tmp_path / "a.py").write_text("import tensorflow as tf\ny = tf.squeeze(x)\n")
+    (tmp_path / "b.py").write_bytes(b"x = '\xff'\n")
+    found = [(path.name, [(d.code, d.line, d.message) for d in diagnostics])
+             for path, diagnostics in engine.lint_paths([str(tmp_path), str(tmp_path / "gone.py")])]
+    assert [name for name, _ in found] == ["a.py", "b.py", "gone.py"]
+    assert [code for code, _, _ in found[0][1]] == ["TFE103"]
+    assert found[1][1][0][:2] == ("TFE000", 1)
+    assert found[1][1][0][2].startswith("cannot decode as Python source: ")
+    assert found[2][1] == [("TFE000", 1, "no such file or directory")]

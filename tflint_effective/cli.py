@@ -26,7 +26,8 @@ from . import __version__, engine, parallel
 from .cache import Cache
 from .config import Config, ConfigError, codes, discover, load, severity
 from .engine import PARSE_ERROR, Diagnostic, FixError, all_rules, rule_by_code
-from .files import SUFFIXES, MissingPath, SourceError, decode, iter_python_files, outside, read_source, write_atomic
+from .files import (SUFFIXES, MissingPath, SourceError, decode, iter_python_files, outside, read_source,
+                    reason, write_atomic)
 from .notebooks import SUFFIX as NOTEBOOK, Notebook, NotebookError
 from .prefilter import can_skip
 from .output import FORMATS, Finding, Run, colour, render
@@ -179,10 +180,8 @@ def _document(name: str, text: str):
 def _unreadable(path: str, error: Exception) -> FileResult:
     if isinstance(error, MissingPath):  # a wrong argument rather than a bad file: no finding
         return FileResult(path, error=True, warnings=[f"tflint-effective: {error}"], missing=True)
-    message = str(error)
-    if message.startswith(f"{path}: "):
-        message = message[len(path) + 2:]
-    return FileResult(path, [Finding(path, 1, 1, 1, 1, PARSE_ERROR, message, "error")], error=True)
+    return FileResult(path, [Finding(path, 1, 1, 1, 1, PARSE_ERROR, reason(path, error), "error")],
+                      error=True)
 
 
 def _edits(old: str, new: str) -> Tuple[Tuple[int, int, str], ...]:

@@ -628,12 +628,12 @@ def _dropped_tail(source: str, module: cst.Module, path: str) -> str:
 
 def lint_paths(paths, select=None, ignore=None, exclude=()):
     """Lint files and directories; see ``files.iter_python_files``."""
-    from .files import iter_python_files, read_source
+    from .files import iter_python_files, read_source, reason
 
     for path in iter_python_files(paths, exclude):
         try:
             text = read_source(path).text
         except OSError as error:  # includes decoding problems, see files.read_source
-            yield path, [Diagnostic(str(path), 1, 0, PARSE_ERROR, str(error), "error", 1, 0)]
+            yield path, [Diagnostic(str(path), 1, 0, PARSE_ERROR, reason(path, error), "error", 1, 0)]
             continue
         yield path, lint_source(text, str(path), select, ignore)

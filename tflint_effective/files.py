@@ -22,6 +22,13 @@ class SourceError(OSError):
     """A file that cannot be read as Python source (message says why)."""
 
 
+def reason(path, error) -> str:
+    """Why ``path`` could not be read, without the path these messages start with."""
+    message = str(error)
+    prefix = f"{path}: "
+    return message[len(prefix):] if message.startswith(prefix) else message
+
+
 class MissingPath(SourceError):
     """A path that does not exist (and is not a broken symbolic link)."""
 
