@@ -187,3 +187,12 @@ def test_lint_paths_reports_findings_and_unreadable_files_like_the_cli(tmp_path)
     assert found[1][1][0][:2] == ("TFE000", 1)
     assert found[1][1][0][2].startswith("cannot decode as Python source: ")
     assert found[2][1] == [("TFE000", 1, "no such file or directory")]
+
+
+def test_work_runs_on_one_large_stack_thread_even_when_nested():
+    import threading
+
+    outer, inner = engine.on_deep_stack(
+        lambda: (threading.get_ident(), engine.on_deep_stack(threading.get_ident)))
+    assert outer == inner != threading.get_ident()
+    assert engine.on_deep_stack(lambda: threading.current_thread().name) == engine.DEEP_STACK_THREAD

@@ -409,8 +409,15 @@ DEEP_STACK_BYTES = 512 * 1024 * 1024
 RECURSION_LIMIT = 20_000
 
 
+DEEP_STACK_THREAD = "tflint-effective"
+
+
 def on_deep_stack(function, *args, **kwargs):
-    """Call ``function`` on a thread with a large stack; re-raise what it raises."""
+    """Call ``function`` on a thread with a large stack; re-raise what it raises.
+
+    Already on such a thread (the CLI runs each file on one), call it in place."""
+    if threading.current_thread().name == DEEP_STACK_THREAD:
+        return function(*args, **kwargs)
     outcome = {}
 
     def target():
@@ -423,7 +430,7 @@ def on_deep_stack(function, *args, **kwargs):
         sys.setrecursionlimit(RECURSION_LIMIT)
     previous = threading.stack_size(DEEP_STACK_BYTES)
     try:
-        worker = threading.Thread(target=target, name="tflint-effective")
+        worker = threading.Thread(target=target, name=DEEP_STACK_THREAD)
         worker.start()
     finally:
         threading.stack_size(previous)
