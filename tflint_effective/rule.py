@@ -12,7 +12,7 @@ import dataclasses
 import sys
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, ClassVar, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Mapping, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -67,8 +67,6 @@ class Rule(cst.BatchableCSTVisitor):
     BAD: ClassVar[str] = ""
     GOOD: ClassVar[str] = ""
 
-    _method_names: ClassVar[Dict[type, Tuple[str, ...]]] = {}
-
     def __init__(self, context: "Context", sink: Callable[[Report], None]):
         super().__init__()
         self.context = context
@@ -104,15 +102,6 @@ class Rule(cst.BatchableCSTVisitor):
     @classmethod
     def fixable(cls) -> bool:
         return cls.FIX_SAFETY in (SAFE, UNSAFE)
-
-    def get_visitors(self):
-        """Like libcst's, but the introspection is done once per class."""
-        cls = type(self)
-        names = Rule._method_names.get(cls)
-        if names is None:
-            names = tuple(name for name, _ in super().get_visitors().items())
-            Rule._method_names[cls] = names
-        return {name: getattr(self, name) for name in names}
 
     # -- reporting --------------------------------------------------------
     def report(
@@ -150,7 +139,3 @@ def call_arg(call: cst.Call, position: Optional[int], keyword: str) -> Optional[
 def has_star_args(call: cst.Call) -> bool:
     """``f(*args)`` or ``f(**kwargs)``: which parameters get bound is unknown."""
     return any(arg.star for arg in call.args)
-
-
-def arg_names(call: cst.Call) -> Sequence[str]:
-    return [a.keyword.value for a in call.args if a.keyword is not None]

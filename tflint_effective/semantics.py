@@ -874,8 +874,6 @@ def _merge_all(envs: List[Optional[Dict[str, str]]]) -> Dict[str, str]:
 
 
 def _autograph_mode(call: cst.Call) -> str:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "autograph":
-            if isinstance(arg.value, cst.Name) and arg.value.value == "False":
-                return "F0"
-    return "F"
+    arg = call_arg(call, None, "autograph")
+    off = arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False"
+    return "F0" if off else "F"
