@@ -24,7 +24,7 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState  # private: code generation with positions
 from libcst.metadata.position_provider import NEWLINE_RE
 
-from . import rules as rules_package
+from . import piecewise, rules as rules_package
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Resolver, Scope, ScopeTable, TFName, tf_name
 from .nesting import refuse_too_deep
 from .prefilter import can_skip, shims
@@ -458,7 +458,7 @@ def _collector_paused():
 def parse(source: str) -> cst.Module:
     refuse_too_deep(source)
     with _collector_paused():
-        return cst.parse_module(source)
+        return piecewise.parse_module(source)
 
 
 def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:

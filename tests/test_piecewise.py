@@ -1,0 +1,157 @@
+"""Large files are parsed a few statements at a time into the very tree a whole parse builds."""
+import libcst as cst
+import pytest
+
+from tflint_effective import engine, piecewise
+from tfe_testing import FIXTURES, ROOT, dedent
+
+# Every kind of text between and around statements that libcst assigns to one
+# node or another: comments at each indentation, blank lines, decorators,
+# clauses that continue a statement, one-line bodies, continuation lines.
+TRICKY = dedent('''\
+    #!/usr/bin/env python
+    # header comment
+
+    """Module docstring
+    with a line at column 0."""
+    import tensorflow as tf ; import os
+    x = 1 + \\
+        2
+        # deeper than the next statement, after a simple one
+    # at column 0
+
+    @tf.function
+    @decorator(
+        1)
+    def f(a,
+          b):
+        """Docstring
+    at column 0."""
+        if a:
+            return 1
+        elif b:
+            return 2
+        else:
+            pass
+            # trailing, deepest
+
+        # trailing, at the body's indentation
+
+    # before the class
+
+
+    class Big(tf.Module):  # a comment on the class line
+        # before the first statement
+        CONSTANT = 1
+
+        def method(self):
+            try:
+                pass
+            except ValueError:
+                pass
+            finally:
+                pass
+                # deep trailing comment
+
+    # column 0 inside the class
+        async def other(self):
+            class Inner: pass
+            return [
+    # inside brackets
+            ]
+
+        @property
+        def value(self): return 1
+        # trailing the class body
+
+    if __name__ == "__main__":
+        match x:
+            case 1:
+                pass
+            case _:
+                pass
+    else:
+        class Small: pass
+    # the end
+''')
+
+
+def _assert_same_tree(source):
+    whole, pieces = cst.parse_module(source), piecewise.parse_module(source)
+    assert pieces.code == source
+    assert pieces.deep_equals(whole)
+    assert (pieces.default_indent, pieces.default_newline, pieces.has_trailing_newline, pieces.encoding) == \
+        (whole.default_indent, whole.default_newline, whole.has_trailing_newline, whole.encoding)
+
+
+def _parsed_lengths(monkeypatch):
+    """The length of every text given to libcst's parser from now on."""
+    lengths = []
+    parse = cst.parse_module
+
+    def recording(source, *args, **kwargs):
+        lengths.append(len(source))
+        return parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(piecewise.cst, "parse_module", recording)
+    return lengths
+
+
+@pytest.mark.parametrize("piece", [1, 60, 200, 10_000])
+@pytest.mark.parametrize("variant", ["plain", "crlf", "tabs", "no final newline"])
+def test_pieces_join_into_the_whole_tree(monkeypatch, piece, variant):
+    monkeypatch.setattr(piecewise, "PIECE", piece)
+    source = {"plain": TRICKY, "crlf": TRICKY.replace("\n", "\r\n"),
+              "tabs": TRICKY.replace("    ", "\t"), "no final newline": TRICKY.rstrip("\n")}[variant]
+    _assert_same_tree(source)
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.py")) + sorted((ROOT / "tflint_effective").rglob("*.py")),
+                         ids=lambda path: str(path.relative_to(ROOT)))
+def test_real_files_one_statement_at_a_time(monkeypatch, path):
+    monkeypatch.setattr(piecewise, "PIECE", 1)
+    _assert_same_tree(path.read_text(encoding="utf-8"))
+
+
+def test_libcst_never_sees_more_than_a_piece_of_a_splittable_file(monkeypatch):
+    monkeypatch.setattr(piecewise, "PIECE", 1_000)
+    methods = "".join(f"    def method_{i}(self):\n        return tf.reduce_sum(self.x{i})\n\n" for i in range(200))
+    functions = "".join(f"def function_{i}(x):\n    return x + {i}\n\n\n" for i in range(200))
+    source = f"import tensorflow as tf\n\n\nclass Big:\n{methods}\n{functions}"
+    lengths = _parsed_lengths(monkeypatch)
+    module = piecewise.parse_module(source)
+    assert max(lengths) <= 1_000 and sum(lengths) > len(source)  # the class line is parsed with each group
+    assert module.deep_equals(cst.parse_module(source))
+    assert [len(findings) for findings in [engine.lint_source(source, select=["TFE101"])]] == [200]
+
+
+@pytest.mark.parametrize("source", [
+    "x = 1\n" * 100,  # small: one parse
+    "# only comments\n" * 100,
+    "x = 1\f\n" * 100,  # form feeds: whole
+    "x = 1\ry = 2\n" * 100,  # lone carriage returns: whole
+])
+def test_files_parsed_whole(monkeypatch, source):
+    monkeypatch.setattr(piecewise, "PIECE", 1_000 if len(source) > 1_000 else 10_000)
+    lengths = _parsed_lengths(monkeypatch)
+    piecewise.parse_module(source)
+    assert lengths == [len(source)]
+
+
+def test_a_syntax_error_reads_as_in_a_whole_parse(monkeypatch):
+    monkeypatch.setattr(piecewise, "PIECE", 100)
+    source = "x = 1\n" * 50 + "def f(:\n    pass\n" + "y = 2\n" * 50
+    with pytest.raises(cst.ParserSyntaxError) as whole:
+        cst.parse_module(source)
+    with pytest.raises(cst.ParserSyntaxError) as pieces:
+        piecewise.parse_module(source)
+    assert (pieces.value.raw_line, pieces.value.raw_column, pieces.value.message) == \
+        (whole.value.raw_line, whole.value.raw_column, whole.value.message)
+
+
+def test_the_engine_parses_in_pieces(monkeypatch):
+    monkeypatch.setattr(piecewise, "PIECE", 100)
+    lengths = _parsed_lengths(monkeypatch)
+    source = "import tensorflow as tf\n" + "y = tf.reduce_sum(x)\n" * 30
+    assert [(d.line, d.code) for d in engine.lint_source(source)] == [(line, "TFE101") for line in range(2, 32)]
+    assert max(lengths) <= 100

@@ -1,0 +1,177 @@
+"""Parse a large module a few statements at a time, to bound libcst's memory.
+
+libcst's native parser holds about 0.8 MB per KB of the text it is given until
+it returns (a 440 KB test file peaked at 390 MB), while the tree it returns is
+a twentieth of that.  So a file longer than ``PIECE`` characters is cut between
+top-level statements into pieces of at most that size, and a class or function
+too big for one piece is cut between the statements of its body: each group is
+parsed under a copy of the ``class ...:`` / ``def ...:`` line and its
+statements are moved into the first group's node.  Cuts fall where libcst would
+give the lines between two statements to the second one (comments indented
+deeper than it belong to the first), so the joined tree is the one
+``libcst.parse_module`` builds from the whole text.  Anything unusual (a
+tokenizer error, a lone ``\\r``, a form feed, a piece libcst refuses) and the
+text is parsed whole, so errors read as before.
+"""
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Tuple
+
+import libcst as cst
+
+PIECE = 32_000  # characters libcst parses at once, where the file allows
+_CLAUSES = {"else", "elif", "except", "finally"}  # continue a statement, never start one
+_SPLITTABLE = (cst.ClassDef, cst.FunctionDef)
+
+
+class _Unsplittable(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class _Logical:
+    start: int  # first physical line, 0-based
+    end: int  # the physical line after its NEWLINE
+    depth: int  # INDENTs open
+    col: int  # column of its first token
+    first: str  # its first token
+
+
+def parse_module(source: str) -> cst.Module:
+    if len(source) <= PIECE or "\f" in source or "\r" in source.replace("\r\n", ""):
+        return cst.parse_module(source)
+    try:
+        return _Pieces(source).module()
+    except (tokenize.TokenError, SyntaxError, cst.ParserSyntaxError, _Unsplittable):
+        return cst.parse_module(source)
+
+
+class _Pieces:
+    def __init__(self, source: str):
+        self.source = source
+        self.offsets = [0] + [match.end() for match in re.finditer("\n", source)] + [len(source)]
+        self.lines, self.comments = _scan(source)
+
+    def module(self) -> cst.Module:
+        starts = self._starts(0, len(self.lines), 0)
+        if not starts:
+            raise _Unsplittable  # comments only
+        cuts = [0] + [self._cut(i) for i in starts[1:]] + [len(self.source)]
+        units = list(zip(starts, cuts, cuts[1:]))
+        pieces, piece = [], []
+        for unit in units:
+            if piece and unit[2] - piece[0][1] > PIECE:
+                pieces.append(piece)
+                piece = []
+            piece.append(unit)
+        pieces.append(piece)
+        modules = [self._parse_units(piece) for piece in pieces]
+        # libcst takes the default indent from the first indented line
+        indented = next((self.offsets[line.start] for line in self.lines if line.depth), 0)
+        detector = next(m for m, piece in zip(modules, pieces) if indented < piece[-1][2])
+        return _join(modules).with_changes(default_indent=detector.default_indent)
+
+    def _starts(self, begin: int, end: int, depth: int) -> List[int]:
+        """Logical lines in [begin, end) that start a statement at ``depth``."""
+        return [i for i in range(begin, end)
+                if self.lines[i].depth == depth and self.lines[i].first not in _CLAUSES
+                and not (i > begin and self.lines[i - 1].first == "@" and self.lines[i - 1].depth == depth)]
+
+    def _cut(self, statement: int) -> int:
+        """Offset where the text of the statement starting at logical line ``statement``
+        begins: after the comments before it that are indented deeper than it."""
+        line = self.lines[statement]
+        cut = self.lines[statement - 1].end
+        for physical in range(cut, line.start):
+            if self.comments.get(physical, -1) > line.col:
+                cut = physical + 1
+        return self.offsets[cut]
+
+    def _parse_units(self, units: Sequence[Tuple[int, int, int]]) -> cst.Module:
+        start, end = units[0][1], units[-1][2]
+        if len(units) == 1 and end - start > PIECE:
+            try:
+                return self._parse_split(*units[0])
+            except (_Unsplittable, cst.ParserSyntaxError):
+                pass
+        return cst.parse_module(self.source[start:end])
+
+    def _parse_split(self, first: int, start: int, end: int) -> cst.Module:
+        """One class or function, parsed a group of its body's statements at a time."""
+        header = next(i for i in range(first, len(self.lines)) if self.lines[i].first != "@")
+        if self.lines[header].first not in ("class", "def", "async"):
+            raise _Unsplittable
+        body_end = next((i for i in range(header + 1, len(self.lines)) if self.lines[i].depth == 0),
+                        len(self.lines))
+        starts = self._starts(header + 1, body_end, 1)
+        if not starts or starts[0] != header + 1:
+            raise _Unsplittable  # a one-line body, or text in an unexpected place
+        cuts = [start] + [self._cut(i) for i in starts[1:]] + [end]
+        groups, group_start = [], start
+        for left, right in zip(cuts[1:-1], cuts[2:]):  # the text of statements 1, 2, ...
+            if right - group_start > PIECE:
+                groups.append((group_start, left))
+                group_start = left
+        groups.append((group_start, end))
+        line = self.lines[header]
+        header_text = self.source[self.offsets[line.start]:self.offsets[line.end]]
+        modules = [cst.parse_module(self.source[a:b] if a == start else header_text + self.source[a:b])
+                   for a, b in groups]
+        definitions = [_only_definition(module) for module in modules]
+        for module, definition in zip(modules[:-1], definitions[:-1]):
+            if module.footer or definition.body.footer:
+                raise _Unsplittable
+        for module, definition in zip(modules[1:], definitions[1:]):
+            if module.header or definition.leading_lines or type(definition) is not type(definitions[0]):
+                raise _Unsplittable
+        body = definitions[0].body.with_changes(
+            body=[statement for definition in definitions for statement in definition.body.body],
+            footer=definitions[-1].body.footer)
+        return modules[0].with_changes(
+            body=[definitions[0].with_changes(body=body)], footer=modules[-1].footer,
+            has_trailing_newline=modules[-1].has_trailing_newline)
+
+
+def _scan(source: str) -> Tuple[List[_Logical], Dict[int, int]]:
+    """The logical lines, and the column of each comment alone on its physical line."""
+    lines: List[_Logical] = []
+    comments: Dict[int, int] = {}
+    depth, begun = 0, None
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        kind, (row, col) = token.type, token.start
+        if kind == tokenize.INDENT:
+            depth += 1
+        elif kind == tokenize.DEDENT:
+            depth -= 1
+        elif kind == tokenize.NEWLINE:
+            lines.append(_Logical(begun[0], row, depth, begun[1], begun[2]))
+            begun = None
+        elif kind == tokenize.COMMENT and begun is None:
+            comments[row - 1] = col
+        elif kind not in (tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT) and begun is None:
+            begun = (row - 1, col, token.string)
+    return lines, comments
+
+
+def _only_definition(module: cst.Module):
+    if len(module.body) != 1 or not isinstance(module.body[0], _SPLITTABLE) \
+            or not isinstance(module.body[0].body, cst.IndentedBlock):
+        raise _Unsplittable
+    return module.body[0]
+
+
+def _join(modules: List[cst.Module]) -> cst.Module:
+    """One module from consecutive pieces: lines a piece left at its end or found at
+    its start (its footer, its header) lead the next piece's first statement."""
+    body = list(modules[0].body)
+    for previous, module in zip(modules, modules[1:]):
+        statements = list(module.body)
+        leading = (*previous.footer, *module.header, *statements[0].leading_lines)
+        statements[0] = statements[0].with_changes(leading_lines=leading)
+        body += statements
+    return modules[0].with_changes(body=body, footer=modules[-1].footer,
+                                   has_trailing_newline=modules[-1].has_trailing_newline)
