@@ -9,6 +9,7 @@ worker processes -- on the fixtures, and on a sample of the real-code corpus whe
 import ast
 import inspect
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tfe_testing import FIXTURES, ROOT, dedent, load_module
-from tflint_effective import cli
+from tflint_effective import cli, piecewise
 from tflint_effective.engine import TRIVIA, Context, _Traversal, lint_source, positions
 from tflint_effective.names import Import, ScopeTable, tf_name
 from tflint_effective.prefilter import can_skip, imports_tensorflow, shims
@@ -31,15 +32,21 @@ def fixture_files():
 
 
 @pytest.fixture(scope="module")
-def corpus_files():
+def corpus():
+    """(root, every file) of the real-code corpus; skips when it is not downloaded."""
     corpus = load_module(ROOT / "scripts" / "corpus.py", "corpus_script")
     missing = [name for name in corpus.PACKAGES
                if not (corpus.package_dir(corpus.DEFAULT_ROOT, name) / ".complete").exists()]
     if missing:
         pytest.skip(f"the real-code corpus is not downloaded under {corpus.DEFAULT_ROOT} "
                     f"({', '.join(missing)} missing); `python scripts/corpus.py` fetches it")
-    files = [path for _, path in corpus.python_files()]
-    return corpus.DEFAULT_ROOT, files[::len(files) // CORPUS_SAMPLE][:CORPUS_SAMPLE]
+    return corpus.DEFAULT_ROOT, [path for _, path in corpus.python_files()]
+
+
+@pytest.fixture(scope="module")
+def corpus_files(corpus):
+    root, files = corpus
+    return root, files[::len(files) // CORPUS_SAMPLE][:CORPUS_SAMPLE]
 
 
 def _read(path):
@@ -106,6 +113,14 @@ def test_walk_and_positions_match_libcst_on_the_fixtures(path):
 def test_walk_and_positions_match_libcst_on_the_corpus(corpus_files):
     for path in corpus_files[1]:
         assert_walk_and_positions_match_libcst(_read(path))
+
+
+def test_piecewise_parse_matches_a_whole_parse_on_the_largest_corpus_files(corpus):
+    largest = sorted(corpus[1], key=lambda path: path.stat().st_size)[-4:]
+    for path in largest:
+        source = _read(path)
+        assert len(source) > 4 * piecewise.PIECE
+        assert piecewise.parse_module(source).deep_equals(cst.parse_module(source)), path
 
 
 # -- the pre-filter -------------------------------------------------------------------
@@ -254,6 +269,22 @@ def test_cache_serves_unchanged_files_and_misses_on_any_change(tmp_path, capsys,
     assert not analysed()
     (tmp_path / "m.py").write_text("import tensorflow as tf\ny = tf.squeeze(x)  # changed\n")
     assert analysed()
+
+
+def test_a_run_served_from_the_cache_does_not_load_libcst(tmp_path):
+    """Half of a cached run's time would go into importing libcst and the rules."""
+    shutil.copytree(FIXTURES, tmp_path / "tree")
+    env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(tmp_path / "cache")}
+    check = ("import sys; from tflint_effective.cli import main; status = main(sys.argv[1:]); "
+             "print(status, 'libcst' in sys.modules)")
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-c", check, "check", "-q", "--isolated", *args, "."],
+                              cwd=tmp_path / "tree", env=env, capture_output=True, text=True).stdout.split("\n")[-2]
+
+    assert run() == "1 True"  # fills the cache
+    assert run() == "1 False"
+    assert run("--no-cache") == "1 True"
 
 
 def test_jobs_must_be_a_positive_number(capsys):

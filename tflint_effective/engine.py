@@ -26,6 +26,7 @@ from libcst.metadata.position_provider import NEWLINE_RE
 
 from . import piecewise, rules as rules_package
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Resolver, Scope, ScopeTable, TFName, tf_name
+from .levels import PARSE_ERROR
 from .nesting import refuse_too_deep
 from .prefilter import can_skip, shims
 from .rule import SAFE, UNSAFE, Fix, Report, Rule
@@ -33,7 +34,6 @@ from .semantics import SemanticModel
 from .suppressions import Suppressions
 
 MAX_FIX_PASSES = 8
-PARSE_ERROR = "TFE000"
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,7 @@ from typing import Dict, List, Mapping, Optional, Union
 
 import libcst as cst
 
-# Modules that re-export TensorFlow under another name.
-SHIMS = {
-    "keras.src.utils.module_utils.tensorflow": "tensorflow",
-}
+from .prefilter import SHIMS
 
 
 class _Other:

@@ -11,8 +11,6 @@ import multiprocessing
 import os
 from typing import Callable, Sequence, TypeVar
 
-from .engine import on_deep_stack
-
 Result = TypeVar("Result")
 BATCH = 4  # files per task: fewer round trips, still balanced
 
@@ -40,6 +38,8 @@ def _start(function, options) -> None:
 
 
 def _batch(paths: Sequence[str]) -> list:
+    from .engine import on_deep_stack
+
     return [on_deep_stack(_job["function"], path, _job["options"]) for path in paths]
 
 
@@ -51,6 +51,10 @@ def run(function: Callable[[str, object], Result], paths: Sequence[str], options
     is called as batches come back; ``failed(path, error)`` stands in for the
     result of a file whose worker died.
     """
+    if not paths:
+        return
+    from .engine import on_deep_stack  # not before: a run served from the cache need not load libcst
+
     if jobs <= 1 or len(paths) <= 1:
         for index, path in enumerate(paths):
             done(index, on_deep_stack(function, path, options))

@@ -2,7 +2,7 @@
 
 Under the resolver in ``names.py`` a name means TensorFlow only through an
 import: ``import tensorflow``, ``import tensorflow.x as y``, ``from tensorflow.x
-import y``, or an import of a module that re-exports TensorFlow (``names.SHIMS``
+import y``, or an import of a module that re-exports TensorFlow (``SHIMS``
 and the ``tensorflow-modules`` setting).  Without one, every rule stays silent,
 so the file can be skipped:
 
@@ -23,9 +23,11 @@ import re
 import warnings
 from typing import Dict, Iterable, Iterator, Mapping, Optional, Sequence
 
-from .names import SHIMS
-
 TENSORFLOW = "tensorflow"
+# Modules that re-export TensorFlow under another name (names.py resolves them too).
+SHIMS = {
+    "keras.src.utils.module_utils.tensorflow": TENSORFLOW,
+}
 _NESTED_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+tensorflow\b", re.MULTILINE)
 

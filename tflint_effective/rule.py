@@ -16,11 +16,14 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Mapping, Optional, Tuple, 
 
 import libcst as cst
 
+from .levels import DISPLAY_ONLY, ERROR, INFO, SAFE, SEVERITY_RANK, UNSAFE, WARNING
+
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Context
 
-ERROR, WARNING, INFO = "error", "warning", "info"
-SEVERITY_RANK = {INFO: 0, WARNING: 1, ERROR: 2}
+__all__ = ["DISPLAY_ONLY", "ERROR", "INFO", "MODES", "MODE_NAMES", "SAFE", "SEVERITY_RANK", "UNSAFE", "WARNING",
+           "Fix", "Report", "Rule", "call_arg", "has_star_args"]  # what a rule module imports
+
 MODES = ("G", "F", "F0", "E")
 MODE_NAMES = {
     "G": "TF1 graph",
@@ -28,9 +31,6 @@ MODE_NAMES = {
     "F0": "tf.function(autograph=False)",
     "E": "TF2 eager",
 }
-
-# Fix safety levels (ruff's vocabulary).
-SAFE, UNSAFE, DISPLAY_ONLY = "safe", "unsafe", "display-only"
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,6 @@ import time
 from collections import Counter
 from typing import List
 
-from ..engine import rule_by_code
-
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
@@ -39,6 +37,8 @@ def summary_line(run) -> str:
 
 def statistics(run) -> List[dict]:
     """Per code: count and fixable count, most frequent first."""
+    from ..engine import rule_by_code  # only here: a cached run need not load libcst
+
     totals = Counter(f.code for f in run.reported)
     fixable = Counter(f.code for f in run.reported if f.fixable(run.unsafe_fixes))
     rows = []
