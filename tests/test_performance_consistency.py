@@ -7,6 +7,8 @@ worker processes -- on the fixtures, and on a sample of the real-code corpus whe
 ``scripts/corpus.py`` has downloaded it (never downloaded here).
 """
 import ast
+import collections
+import gc
 import inspect
 import json
 import os
@@ -21,7 +23,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from tfe_testing import FIXTURES, ROOT, dedent, load_module
 from tflint_effective import cli, piecewise
 from tflint_effective.engine import TRIVIA, Context, _Traversal, lint_source, positions
-from tflint_effective.names import Import, ScopeTable, tf_name
+from tflint_effective.names import Import, Scope, ScopeTable, tf_name
+from tflint_effective.rule import Rule
+from tflint_effective.semantics import SemanticModel
 from tflint_effective.prefilter import can_skip, imports_tensorflow, shims
 
 CORPUS_SAMPLE = 48
@@ -269,6 +273,25 @@ def test_cache_serves_unchanged_files_and_misses_on_any_change(tmp_path, capsys,
     assert not analysed()
     (tmp_path / "m.py").write_text("import tensorflow as tf\ny = tf.squeeze(x)  # changed\n")
     assert analysed()
+
+
+def test_no_reference_cycle_keeps_a_linted_tree_alive():
+    """Freed by reference counting the moment lint_source returns, a file's tree and its
+    analysis never wait for (nor cost) a pass of the cycle collector."""
+    ours = (cst.CSTNode, Context, SemanticModel, Rule, Scope, ScopeTable)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for path in fixture_files():
+            assert lint_source(_read(path), str(path)) or path.name == "good.py"
+        gc.collect()
+        kept = collections.Counter(type(o).__name__ for o in gc.garbage if isinstance(o, ours))
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert kept == {}
 
 
 def test_a_run_served_from_the_cache_does_not_load_libcst(tmp_path):

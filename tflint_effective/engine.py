@@ -444,8 +444,8 @@ def on_deep_stack(function, *args, **kwargs):
 def _collector_paused():
     """No cyclic garbage collection inside: building and analysing a tree allocates
     hundreds of thousands of objects, and the collections they trigger cost about a
-    fifth of the time.  The cycles made meanwhile (one analysis's context) are
-    collected once it is back on."""
+    fifth of the time.  The analysis makes no reference cycles (back-references are
+    weak), so the tree is freed as soon as it is dropped, collector or not."""
     paused = gc.isenabled()
     gc.disable()
     try:

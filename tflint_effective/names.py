@@ -16,6 +16,7 @@ unbound name unknown, so nothing is flagged through them).
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Union
 
@@ -39,12 +40,22 @@ class Import:
     qualname: str
 
 
-@dataclass(frozen=True)
 class Assigned:
-    """``name = value`` with a single plain-name target."""
+    """``name = value`` with a single plain-name target, and the scope ``value`` is read in.
 
-    value: cst.BaseExpression
-    scope: "Scope"
+    The scope is held weakly: it (or its module, under ``global``) holds this
+    binding, and without cycles a file's tree is freed as soon as its analysis is.
+    """
+
+    __slots__ = ("value", "_scope", "__weakref__")
+
+    def __init__(self, value: cst.BaseExpression, scope: "Scope"):
+        self.value = value
+        self._scope = weakref.ref(scope)
+
+    @property
+    def scope(self) -> "Scope":
+        return self._scope()
 
 
 @dataclass(frozen=True)

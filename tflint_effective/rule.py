@@ -48,7 +48,7 @@ class Fix:
 
 @dataclass
 class Report:
-    rule: "Rule"
+    rule: type  # the Rule subclass: an instance would make a cycle through its reports
     node: cst.CSTNode
     message: str
     fix: Optional[Fix]
@@ -118,7 +118,7 @@ class Rule(cst.BatchableCSTVisitor):
         if fix is not None and fix.target is None:
             fix = dataclasses.replace(fix, target=node)
         self._sink(
-            Report(self, node, message or self.MESSAGE, fix,
+            Report(type(self), node, message or self.MESSAGE, fix,
                    severity if severity is not None else self.SEVERITY,
                    self.context.mode_thunk(node))
         )

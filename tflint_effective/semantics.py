@@ -30,6 +30,7 @@ compare identities), rules that care ask about the operands.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
@@ -266,7 +267,7 @@ class SemanticModel(cst.BatchableCSTVisitor):
 
     def __init__(self, context):
         super().__init__()
-        self.context = context
+        self.context = weakref.proxy(context)  # the context holds this model
         self.graph_signal = False
         self.eager_signal = False
         self.v1_main_alias = False  # ``import tensorflow.compat.v1 as tf``
@@ -282,7 +283,7 @@ class SemanticModel(cst.BatchableCSTVisitor):
         self.loops: List[Dict[str, str]] = []
         self._cache: Dict[cst.CSTNode, Optional[str]] = {}
         self._static: Dict[int, Optional[str]] = {}
-        self._modes: Dict[cst.CSTNode, Callable[[], str]] = {}
+        self._modes: Dict[cst.CSTNode, Tuple[cst.CSTNode, ...]] = {}  # node -> its enclosing mode_stack
 
     # == questions ========================================================
     def mode_thunk(self, node: cst.CSTNode) -> Callable[[], str]:
@@ -291,10 +292,8 @@ class SemanticModel(cst.BatchableCSTVisitor):
         Ask while the traversal is at or inside ``node``; the answer is remembered,
         so a rule that reports later (an unused value) gets the same mode.
         """
-        if node not in self._modes:
-            enclosing = tuple(self.mode_stack)
-            self._modes[node] = lambda: self._settle(enclosing)
-        return self._modes[node]
+        enclosing = self._modes.setdefault(node, tuple(self.mode_stack))
+        return lambda: self._settle(enclosing)
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
         """True only when ``expr`` is certainly a tensor at this point (unknown: False)."""
