@@ -37,3 +37,16 @@ def test_plugin_accepts_tree_so_flake8_runs_it_as_a_tree_plugin():
     import inspect
 
     assert list(inspect.signature(Plugin).parameters)[:2] == ["tree", "lines"]
+
+
+def test_plugin_loads_libcst_only_for_tensorflow_files_then_freezes_what_is_alive():
+    program = (
+        "import ast, gc, sys\n"
+        "from tflint_effective.flake8_plugin import Plugin\n"
+        "def run(source):\n"
+        "    return len(list(Plugin(ast.parse(source), source.splitlines(True), 'm.py').run()))\n"
+        "print(run('import numpy as np\\ny = np.squeeze(x)\\n'), 'libcst' in sys.modules, gc.get_freeze_count() > 0)\n"
+        "print(run('import tensorflow as tf\\ny = tf.squeeze(x)\\n'), 'libcst' in sys.modules, gc.get_freeze_count() > 0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.stdout.splitlines() == ["0 False False", "1 True True"], done.stderr

@@ -415,14 +415,17 @@ DEEP_STACK_THREAD = "tflint-effective"
 def on_deep_stack(function, *args, **kwargs):
     """Call ``function`` on a thread with a large stack; re-raise what it raises.
 
-    Already on such a thread (the CLI runs each file on one), call it in place."""
+    The cycle collector stays paused until it returns, when the file's tree is gone:
+    resumed any earlier, its first pass would walk the whole tree.  Already on such
+    a thread (the CLI runs each file on one), call it in place."""
     if threading.current_thread().name == DEEP_STACK_THREAD:
         return function(*args, **kwargs)
     outcome = {}
 
     def target():
         try:
-            outcome["value"] = function(*args, **kwargs)
+            with _collector_paused():
+                outcome["value"] = function(*args, **kwargs)
         except BaseException as error:  # handed back to the caller
             outcome["error"] = error
 
