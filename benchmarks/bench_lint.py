@@ -7,7 +7,9 @@ process, ``--repeat`` times in interleaved order; the table shows medians of
 wall-clock seconds, files per second and ratios from this one run.  CPU seconds
 (the tool's processes and their workers) are shown too: on a busy machine they
 move less than wall time.  Peak memory is the sum of the resident sizes of the
-tool's process tree, sampled every 50 ms.
+tool's process tree, sampled every 50 ms in one more run of each command after
+the timed ones: the sampler takes CPU time, which on two cores would slow the
+two-worker runs more than the others.
 
 flake8 runs with its default checks only (our flake8 plugin filtered out), and
 once more with the plugin to see what it adds.  ruff and Fixit are measured
@@ -99,8 +101,9 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def measure(command, env=None):
-    """(wall seconds, CPU seconds of the process tree, peak tree RSS bytes, exit status)."""
+def measure(command, env=None, memory=False):
+    """(wall seconds, CPU seconds of the process tree, peak tree RSS bytes (0 unless
+    ``memory``), exit status)."""
     before = os.times()
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
@@ -112,11 +115,13 @@ def measure(command, env=None):
             peak[0] = max(peak[0], _tree_rss(process.pid))
 
     sampler = threading.Thread(target=sample_memory, daemon=True)
-    sampler.start()
+    if memory:
+        sampler.start()
     _, errors = process.communicate()
     wall = time.perf_counter() - start
     stop.set()
-    sampler.join()
+    if memory:
+        sampler.join()
     after = os.times()
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     if process.returncode not in (0, 1):
@@ -156,25 +161,32 @@ def main(argv=None) -> int:
             runs["ruff check (default rules)"] = [args.ruff, "check", "--isolated", "--no-cache", "--exit-zero",
                                                   "--quiet", str(tree)]
         times = {name: [] for name in runs}
-        cache_first, cache_second = [], []
-        for round_ in range(args.repeat):
+        cached = {"tflint-effective check, --jobs 2, empty cache": [],
+                  "tflint-effective check, --jobs 2, second run (cached)": []}
+        peaks = {}
+        for round_ in range(args.repeat + 1):  # the last round samples memory
+            memory = round_ == args.repeat
             for name, command in runs.items():
-                times[name].append(measure(command, env))
+                times[name].append(measure(command, env, memory))
             shutil.rmtree(cache_dir, ignore_errors=True)
-            cache_first.append(measure(tfe + ["-j2", str(tree)], env))
-            cache_second.append(measure(tfe + ["-j2", str(tree)], env))
-            print(f"  round {round_ + 1}/{args.repeat} done, load {os.getloadavg()[0]:.2f}", file=sys.stderr)
-        times["tflint-effective check, --jobs 2, empty cache"] = cache_first
-        times["tflint-effective check, --jobs 2, second run (cached)"] = cache_second
+            for name in cached:
+                cached[name].append(measure(tfe + ["-j2", str(tree)], env, memory))
+            print(f"  round {round_ + 1}/{args.repeat + 1} done{' (memory)' if memory else ''}, "
+                  f"load {os.getloadavg()[0]:.2f}", file=sys.stderr)
+        times.update(cached)
+        for name, values in times.items():
+            peaks[name] = values.pop()[2]
         if args.fixit:
-            # Fixit's default rules, in as many processes as there are CPUs
-            times["Fixit default rules (fixit lint, all CPUs)"] = [measure([args.fixit, "lint", str(tree)], env)]
+            # Fixit's default rules, in as many processes as there are CPUs, once
+            fixit = measure([args.fixit, "lint", str(tree)], env, memory=True)
+            times["Fixit default rules (fixit lint, all CPUs)"] = [fixit]
+            peaks["Fixit default rules (fixit lint, all CPUs)"] = fixit[2]
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    return report(times, len(chosen))
+    return report(times, peaks, len(chosen))
 
 
-def report(times, files: int) -> int:
-    median = {name: tuple(statistics.median(run[i] for run in values) for i in range(3))
+def report(times, peaks, files: int) -> int:
+    median = {name: (*(statistics.median(run[i] for run in values) for i in range(2)), peaks[name])
               for name, values in times.items()}
     base = median["flake8 default checks, -j1"][0]
     print("\n| tool | seconds (median) | CPU s | files/s | vs flake8 -j1 | peak RSS MB | runs |")

@@ -155,3 +155,16 @@ def test_the_engine_parses_in_pieces(monkeypatch):
     source = "import tensorflow as tf\n" + "y = tf.reduce_sum(x)\n" * 30
     assert [(d.line, d.code) for d in engine.lint_source(source)] == [(line, "TFE101") for line in range(2, 32)]
     assert max(lengths) <= 100
+
+
+def test_node_validation_is_off_only_while_parsing(monkeypatch):
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("")  # libcst validates nodes built by hand
+    with pytest.raises(cst.ParserSyntaxError):
+        piecewise.parse_module("def f(:\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("")
+    monkeypatch.setattr(piecewise.cst, "parse_module", lambda source: cst.Name(""))
+    assert piecewise.parse_module("x\n").value == ""  # not validated: the parser's output is trusted
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("")

@@ -12,16 +12,23 @@ deeper than it belong to the first), so the joined tree is the one
 ``libcst.parse_module`` builds from the whole text.  Anything unusual (a
 tokenizer error, a lone ``\\r``, a form feed, a piece libcst refuses) and the
 text is parsed whole, so errors read as before.
+
+While parsing, libcst's per-node validation (``CSTNode.__post_init__``, an
+eighth of a parse) is switched off: it guards trees built by hand, and the
+parser only builds valid ones.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import re
+import threading
 import tokenize
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
 import libcst as cst
+from libcst._nodes.base import CSTNode  # private: its __post_init__ validates each node
 
 PIECE = 32_000  # characters libcst parses at once, where the file allows
 _CLAUSES = {"else", "elif", "except", "finally"}  # continue a statement, never start one
@@ -42,6 +49,29 @@ class _Logical:
 
 
 def parse_module(source: str) -> cst.Module:
+    with _unvalidated():
+        return _parse_module(source)
+
+
+_validation = threading.Lock()
+
+
+@contextlib.contextmanager
+def _unvalidated():
+    with _validation:
+        validate = CSTNode.__post_init__
+        CSTNode.__post_init__ = _trusted
+        try:
+            yield
+        finally:
+            CSTNode.__post_init__ = validate
+
+
+def _trusted(node) -> None:
+    pass
+
+
+def _parse_module(source: str) -> cst.Module:
     if len(source) <= PIECE or "\f" in source or "\r" in source.replace("\r\n", ""):
         return cst.parse_module(source)
     try:
