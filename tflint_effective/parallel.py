@@ -7,6 +7,7 @@ main process.  Big files are handed out first so the workers finish together.
 from __future__ import annotations
 
 import concurrent.futures
+import gc
 import multiprocessing
 import os
 from typing import Callable, Sequence, TypeVar
@@ -62,6 +63,9 @@ def run(function: Callable[[str, object], Result], paths: Sequence[str], options
     order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
     batches = [order[start:start + BATCH] for start in range(0, len(order), BATCH)]
     workers = min(jobs, len(batches))
+    # Forked workers share this process's pages until they write to them; frozen
+    # objects are never written to by the workers' collector (CPython's advice).
+    gc.freeze()
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(),
                                                 initializer=_start, initargs=(function, options)) as pool:
         futures = {pool.submit(_batch, [paths[i] for i in batch]): batch for batch in batches}
