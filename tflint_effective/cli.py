@@ -19,23 +19,25 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 
 from . import __version__, parallel
 from .cache import Cache
 from .config import Config, ConfigError, codes, discover, load, severity
-from .levels import PARSE_ERROR
-
-# ``engine`` (and with it libcst and the rules) is imported where a file is analysed or a
-# rule looked up: a run served from the cache starts in half the time without it.
 from .files import (SUFFIXES, MissingPath, SourceError, decode, iter_python_files, outside, read_source,
                     reason, write_atomic)
+from .levels import PARSE_ERROR
 from .notebooks import SUFFIX as NOTEBOOK, Notebook, NotebookError
 from .prefilter import can_skip
 from .output import FORMATS, Finding, Run, colour, render
 from .output.summary import Progress, plural, statistics, statistics_text, summary_line
 from .suppressions import Suppressions
+
+# ``engine`` (and with it libcst and the rules) is imported where a file is analysed or a
+# rule looked up: a run served from the cache starts in half the time without it.
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Diagnostic
 
 CLEAN, FINDINGS, ERROR = 0, 1, 2
 
@@ -198,7 +200,7 @@ def _edits(old: str, new: str) -> Tuple[Tuple[int, int, str], ...]:
                  if tag != "equal")
 
 
-def _finding(d, name: str, document, module=None, suppressed=None) -> Finding:
+def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None) -> Finding:
     cell, line = document.locate(d.line)
     end_cell, end_line = document.locate(max(d.end_line, d.line))
     end_col = d.end_col if d.end_line else d.col
