@@ -170,12 +170,14 @@ class PythonFile:
 
 def _load(path: str, options: Options):
     """(display name, document, encoding); SourceError / NotebookError when unreadable."""
-    if path == "-":
-        name = options.stdin_filename
-        source = decode(sys.stdin.buffer.read(), name)
-    else:
-        name, source = path, read_source(Path(path))
+    name = _display_name(path, options)
+    source = decode(sys.stdin.buffer.read(), name) if path == "-" else read_source(Path(path))
     return name, _document(name, source.text), source.encoding
+
+
+def _display_name(path: str, options: Options) -> str:
+    """``path``, or for ``-`` (standard input) the name ``--stdin-filename`` gives it."""
+    return options.stdin_filename if path == "-" else path
 
 
 def _document(name: str, text: str):
@@ -264,7 +266,7 @@ def _one_file(per_file):
         except Exception as error:
             from .engine import internal_error
 
-            return _unreadable(options.stdin_filename if path == "-" else path,
+            return _unreadable(_display_name(path, options),
                                internal_error(path, error).message)
     return guarded
 
@@ -275,7 +277,7 @@ def check_file(path: str, options: Options) -> FileResult:
     try:
         name, document, _ = _load(path, options)
     except (SourceError, NotebookError) as error:
-        return _unreadable(options.stdin_filename if path == "-" else path, error)
+        return _unreadable(_display_name(path, options), error)
     return _lint(name, document, options)
 
 
@@ -285,7 +287,7 @@ def fix_file(path: str, options: Options) -> FileResult:
     try:
         name, document, encoding = _load(path, options)
     except (SourceError, NotebookError) as error:
-        return _unreadable(options.stdin_filename if path == "-" else path, error)
+        return _unreadable(_display_name(path, options), error)
     select, ignore = options.config.selection(name)
 
     def accept(d):
