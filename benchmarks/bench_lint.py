@@ -68,7 +68,7 @@ def describe(root: Path, chosen) -> str:
     texts = [path.read_bytes() for _, path in chosen]
     size = sum(map(len, texts))
     without = [t for t in texts if b"tensorflow" not in t]
-    from tflint_effective.prefilter import can_skip
+    from tflint_effective.engine.prefilter import can_skip
 
     skipped = [t for t in texts if can_skip(t.decode("utf-8", "replace"))]
     packages = sorted({package for package, _ in chosen})

@@ -31,8 +31,10 @@ from typing import Dict, List
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from corpus import DEFAULT_ROOT, fetch, python_files  # noqa: E402
-from tflint_effective.engine import PARSE_ERROR, FixError, fix_source, lint_source  # noqa: E402
-from tflint_effective.files import SourceError, read_source, write_atomic  # noqa: E402
+from tflint_effective.engine.fix import FixError, fix_source  # noqa: E402
+from tflint_effective.engine.lint import lint_source  # noqa: E402
+from tflint_effective.levels import PARSE_ERROR  # noqa: E402
+from tflint_effective.frontends.files import SourceError, read_source, write_atomic  # noqa: E402
 
 INTERNAL = "internal error"
 TARGETS = ("internal errors", "fixed files that do not parse", "fixed files that do not compile",

@@ -34,8 +34,10 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
 from corpus import DEFAULT_ROOT, fetch, package_dir, python_files  # noqa: E402
-from tflint_effective.engine import PARSE_ERROR, all_rules, lint_source  # noqa: E402
-from tflint_effective.files import SourceError, read_source  # noqa: E402
+from tflint_effective.engine.lint import lint_source  # noqa: E402
+from tflint_effective.levels import PARSE_ERROR  # noqa: E402
+from tflint_effective.registry import all_rules  # noqa: E402
+from tflint_effective.frontends.files import SourceError, read_source  # noqa: E402
 
 LABELS = REPO / "quality" / "labels.csv"
 SAMPLE_SIZE = 50

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tflint_effective import cli, files
+from tflint_effective.frontends import cli, files
 
 OTHER = "import tensorflow.compat.v1 as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)\n"
 OTHER_FIXED = OTHER.replace("keep_dims", "keepdims")

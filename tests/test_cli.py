@@ -6,9 +6,10 @@ import libcst as cst
 import pytest
 
 from tfe_testing import ROOT
-from tflint_effective import docs, engine
-from tflint_effective.cli import main
-from tflint_effective.engine import rule_by_code
+from tflint_effective import registry
+from tflint_effective.frontends import docs
+from tflint_effective.frontends.cli import main
+from tflint_effective.registry import all_rules, rule_by_code
 from tflint_effective.rule import UNSAFE, WARNING, Fix, Rule
 
 M101 = rule_by_code("TFE101").MESSAGE
@@ -195,7 +196,7 @@ class _UnsafeAbs(Rule):
 
 
 def test_unsafe_fixes_only_with_the_flag_and_counted_when_hidden(workdir, capsys, monkeypatch):
-    monkeypatch.setattr(engine, "selected_rules", lambda select=None, ignore=None: [_UnsafeAbs])
+    monkeypatch.setattr(registry, "selected_rules", lambda select=None, ignore=None: [_UnsafeAbs])
     (workdir / "u.py").write_text("import tensorflow as tf\ny = tf.abs(x)\n")
     assert run(capsys, "fix", "u.py") == (1, "u.py:2:5: TFE993 abs\n", (
         "Fixed 0 findings in 0 files.\n1 finding (0 fixable, 1 more with --unsafe-fixes) in 1 file\n"))
@@ -219,7 +220,7 @@ def test_explain_unknown_code_exits_2(capsys):
 
 
 def test_every_rule_page_section_is_present_in_order():
-    for rule in engine.all_rules():
+    for rule in all_rules():
         headings = [h for h, _, _ in docs.sections(rule)]
         assert headings[:6] == ["What it does", "Why is this bad", "Example", "Use instead",
                                 "Fix safety", "Known problems"]

@@ -4,9 +4,9 @@ import sys
 
 import pytest
 
-from tflint_effective.cli import main
-from tflint_effective.config import Config, ConfigError, discover, load
-from tflint_effective.engine import rule_by_code
+from tflint_effective.frontends.cli import main
+from tflint_effective.frontends.config import Config, ConfigError, discover, load
+from tflint_effective.registry import rule_by_code
 
 M101 = rule_by_code("TFE101").MESSAGE
 M102 = rule_by_code("TFE102").MESSAGE.format(old="reduction_indices", new="axis")

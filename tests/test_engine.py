@@ -2,9 +2,13 @@
 import libcst as cst
 import pytest
 
-from tflint_effective import engine
 
-from tflint_effective.engine import FixError, fix_source, is_selected, lint_source
+
+from tflint_effective.engine.fix import FixError, fix_source
+from tflint_effective.engine.lint import lint_source
+from tflint_effective.engine.parse import DEEP_STACK_THREAD, on_deep_stack
+from tflint_effective.frontends.files import lint_paths
+from tflint_effective.registry import is_selected
 from tflint_effective.rule import ERROR, INFO, UNSAFE, WARNING, Fix, Rule
 from tfe_testing import UnparsableFix, dedent, findings, only_rules
 
@@ -181,7 +185,7 @@ def test_lint_paths_reports_findings_and_unreadable_files_like_the_cli(tmp_path)
     (tmp_path / "a.py").write_text("import tensorflow as tf\ny = tf.squeeze(x)\n")
     (tmp_path / "b.py").write_bytes(b"x = '\xff'\n")
     found = [(path.name, [(d.code, d.line, d.message) for d in diagnostics])
-             for path, diagnostics in engine.lint_paths([str(tmp_path), str(tmp_path / "gone.py")])]
+             for path, diagnostics in lint_paths([str(tmp_path), str(tmp_path / "gone.py")])]
     assert [name for name, _ in found] == ["a.py", "b.py", "gone.py"]
     assert [code for code, _, _ in found[0][1]] == ["TFE103"]
     assert found[1][1][0][:2] == ("TFE000", 1)
@@ -192,7 +196,7 @@ def test_lint_paths_reports_findings_and_unreadable_files_like_the_cli(tmp_path)
 def test_work_runs_on_one_large_stack_thread_even_when_nested():
     import threading
 
-    outer, inner = engine.on_deep_stack(
-        lambda: (threading.get_ident(), engine.on_deep_stack(threading.get_ident)))
+    outer, inner = on_deep_stack(
+        lambda: (threading.get_ident(), on_deep_stack(threading.get_ident)))
     assert outer == inner != threading.get_ident()
-    assert engine.on_deep_stack(lambda: threading.current_thread().name) == engine.DEEP_STACK_THREAD
+    assert on_deep_stack(lambda: threading.current_thread().name) == DEEP_STACK_THREAD

@@ -5,7 +5,7 @@ import stat
 import pytest
 
 from tfe_testing import UnparsableFix, only_rules
-from tflint_effective import cli, files
+from tflint_effective.frontends import cli, files
 
 BAD = "import tensorflow.compat.v1 as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)  # café\n"
 GOOD = BAD.replace("keep_dims", "keepdims")

@@ -3,7 +3,9 @@ import pytest
 
 from tfe_testing import load_module
 from tfe_testing import assert_same_values, expected_markers, fixture_dirs
-from tflint_effective.engine import MAX_FIX_PASSES, all_rules, fix_source, lint_source
+from tflint_effective.engine.fix import MAX_FIX_PASSES, fix_source
+from tflint_effective.engine.lint import lint_source
+from tflint_effective.registry import all_rules
 
 DIRS = fixture_dirs()
 RULES_BY_NAME = {rule.name(): rule for rule in all_rules()}

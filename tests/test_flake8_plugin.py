@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 from tfe_testing import ROOT
-from tflint_effective.flake8_plugin import Plugin
+from tflint_effective.frontends.flake8_plugin import Plugin
 
 
 def _lines(command):
@@ -42,7 +42,7 @@ def test_plugin_accepts_tree_so_flake8_runs_it_as_a_tree_plugin():
 def test_plugin_loads_libcst_only_for_tensorflow_files_then_freezes_what_is_alive():
     program = (
         "import ast, gc, sys\n"
-        "from tflint_effective.flake8_plugin import Plugin\n"
+        "from tflint_effective.frontends.flake8_plugin import Plugin\n"
         "def run(source):\n"
         "    return len(list(Plugin(ast.parse(source), source.splitlines(True), 'm.py').run()))\n"
         "print(run('import numpy as np\\ny = np.squeeze(x)\\n'), 'libcst' in sys.modules, gc.get_freeze_count() > 0)\n"

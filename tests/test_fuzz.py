@@ -17,7 +17,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tflint_effective.engine import PARSE_ERROR, FixError, all_rules, fix_source, lint_source
+from tflint_effective.engine.fix import FixError, fix_source
+from tflint_effective.engine.lint import lint_source
+from tflint_effective.levels import PARSE_ERROR
+from tflint_effective.registry import all_rules
 from tfe_testing import FIXTURES
 
 

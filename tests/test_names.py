@@ -5,8 +5,9 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
-from tflint_effective.engine import Context, _Traversal
-from tflint_effective.names import TFName, tf_name
+from tflint_effective.analysis.context import Context
+from tflint_effective.engine.traversal import Traversal as _Traversal
+from tflint_effective.analysis.tf_api import TFName, tf_name
 
 
 class _Calls(cst.BatchableCSTVisitor):

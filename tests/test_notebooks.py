@@ -3,9 +3,10 @@ import json
 
 import pytest
 
-from tflint_effective.cli import main
-from tflint_effective.engine import Diagnostic, rule_by_code
-from tflint_effective.notebooks import Notebook, NotebookError
+from tflint_effective.frontends.cli import main
+from tflint_effective.engine.diagnostics import Diagnostic
+from tflint_effective.registry import rule_by_code
+from tflint_effective.frontends.documents import Notebook, NotebookError
 
 M102 = rule_by_code("TFE102").MESSAGE
 

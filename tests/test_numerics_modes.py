@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from tfe_testing import FIXTURES, load_module
-from tflint_effective import numeric_patterns
-from tflint_effective.engine import fix_source
+from tflint_effective.analysis import numeric_patterns
+from tflint_effective.engine.fix import fix_source
 from tflint_effective.rules import log_of_sigmoid, log_of_sum_exp, naive_softmax
 
 NAMES = ["naive_softmax", "log_of_softmax", "handwritten_cross_entropy", "log_of_sigmoid",

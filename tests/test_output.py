@@ -7,11 +7,12 @@ import jsonschema
 import pytest
 
 from tfe_testing import ROOT
-from tflint_effective import __version__, docs
-from tflint_effective.cli import main
-from tflint_effective.engine import all_rules, rule_by_code
-from tflint_effective.output import Finding, Run, render
-from tflint_effective.output.summary import Progress, summary_line
+from tflint_effective import __version__
+from tflint_effective.frontends import docs
+from tflint_effective.frontends.cli import main
+from tflint_effective.registry import all_rules, rule_by_code
+from tflint_effective.frontends.output import Finding, Run, render
+from tflint_effective.frontends.output.summary import Progress, summary_line
 
 SCHEMA = json.loads((ROOT / "tests" / "resources" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 M101 = rule_by_code("TFE101").MESSAGE
@@ -193,7 +194,7 @@ class Terminal(io.StringIO):
 
 
 def test_colour_auto_follows_the_terminal_and_no_color(monkeypatch):
-    from tflint_effective.output import colour
+    from tflint_effective.frontends.output import colour
 
     assert colour.wanted(Terminal(), "auto", environ={}) is True
     assert colour.wanted(Terminal(), "auto", environ={"NO_COLOR": "1"}) is False

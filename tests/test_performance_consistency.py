@@ -21,12 +21,18 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tfe_testing import FIXTURES, ROOT, dedent, load_module
-from tflint_effective import cli, piecewise
-from tflint_effective.engine import TRIVIA, Context, _Traversal, lint_source, positions
-from tflint_effective.names import Import, Scope, ScopeTable, tf_name
+from tflint_effective.engine import piecewise
+from tflint_effective.frontends import cli
+from tflint_effective.analysis.context import Context
+from tflint_effective.engine.lint import lint_source
+from tflint_effective.engine.positions import positions
+from tflint_effective.engine.traversal import TRIVIA, Traversal as _Traversal
+from tflint_effective.analysis.names import Import, Scope, ScopeTable
+from tflint_effective.analysis.tf_api import tf_name
 from tflint_effective.rule import Rule
-from tflint_effective.semantics import SemanticModel
-from tflint_effective.prefilter import can_skip, imports_tensorflow, shims
+from tflint_effective.analysis.semantics import SemanticModel
+from tflint_effective.analysis.tf_api import shims
+from tflint_effective.engine.prefilter import can_skip, imports_tensorflow
 
 CORPUS_SAMPLE = 48
 
@@ -298,7 +304,7 @@ def test_a_run_served_from_the_cache_does_not_load_libcst(tmp_path):
     """Half of a cached run's time would go into importing libcst and the rules."""
     shutil.copytree(FIXTURES, tmp_path / "tree")
     env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(tmp_path / "cache")}
-    check = ("import sys; from tflint_effective.cli import main; status = main(sys.argv[1:]); "
+    check = ("import sys; from tflint_effective.frontends.cli import main; status = main(sys.argv[1:]); "
              "print(status, 'libcst' in sys.modules)")
 
     def run(*args):

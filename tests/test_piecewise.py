@@ -2,7 +2,8 @@
 import libcst as cst
 import pytest
 
-from tflint_effective import engine, piecewise
+from tflint_effective.engine import piecewise
+from tflint_effective.engine.lint import lint_source
 from tfe_testing import FIXTURES, ROOT, dedent
 
 # Every kind of text between and around statements that libcst assigns to one
@@ -122,7 +123,7 @@ def test_libcst_never_sees_more_than_a_piece_of_a_splittable_file(monkeypatch):
     module = piecewise.parse_module(source)
     assert max(lengths) <= 1_000 and sum(lengths) > len(source)  # the class line is parsed with each group
     assert module.deep_equals(cst.parse_module(source))
-    assert [len(findings) for findings in [engine.lint_source(source, select=["TFE101"])]] == [200]
+    assert [len(findings) for findings in [lint_source(source, select=["TFE101"])]] == [200]
 
 
 @pytest.mark.parametrize("source", [
@@ -153,7 +154,7 @@ def test_the_engine_parses_in_pieces(monkeypatch):
     monkeypatch.setattr(piecewise, "PIECE", 100)
     lengths = _parsed_lengths(monkeypatch)
     source = "import tensorflow as tf\n" + "y = tf.reduce_sum(x)\n" * 30
-    assert [(d.line, d.code) for d in engine.lint_source(source)] == [(line, "TFE101") for line in range(2, 32)]
+    assert [(d.line, d.code) for d in lint_source(source)] == [(line, "TFE101") for line in range(2, 32)]
     assert max(lengths) <= 100
 
 

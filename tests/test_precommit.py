@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from tfe_testing import ROOT
-from tflint_effective.engine import rule_by_code
+from tflint_effective.registry import rule_by_code
 
 if shutil.which("git") is None or importlib.util.find_spec("pre_commit") is None:
     pytest.skip("needs git and pre-commit", allow_module_level=True)

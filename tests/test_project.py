@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 from tfe_testing import ROOT
-from tflint_effective import docs
+from tflint_effective.frontends import docs
 
 
 def readme():
@@ -23,7 +23,7 @@ def test_readme_rule_table_is_current():
 
 
 def test_importing_the_linter_does_not_import_tensorflow():
-    code = ("import sys, tflint_effective, tflint_effective.cli, tflint_effective.flake8_plugin\n"
+    code = ("import sys, tflint_effective, tflint_effective.frontends.cli, tflint_effective.frontends.flake8_plugin\n"
             "from tflint_effective import lint_source\n"
             "lint_source('import tensorflow as tf\\ntf.reduce_sum(x)\\n')\n"
             "assert 'tensorflow' not in sys.modules, 'tensorflow was imported'\n")

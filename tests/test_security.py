@@ -11,7 +11,8 @@ import sys
 import pytest
 
 from tfe_testing import ROOT
-from tflint_effective import cli, fix_source, lint_source
+from tflint_effective import fix_source, lint_source
+from tflint_effective.frontends import cli
 
 SQUEEZE = ("TFE103 `squeeze` without `axis` removes every size-1 dimension, including a batch of one; "
            "pass the axis to remove (`axis=[...]`)")

@@ -4,8 +4,9 @@ import textwrap
 import libcst as cst
 import pytest
 
-from tflint_effective.engine import analyse
-from tflint_effective.rule import MODES, Rule
+from tflint_effective.engine.analyse import analyse
+from tflint_effective.levels import MODES
+from tflint_effective.rule import Rule
 
 
 class Probe(Rule):

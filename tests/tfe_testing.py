@@ -8,8 +8,10 @@ import textwrap
 import libcst as cst
 import numpy as np
 
-from tflint_effective import engine
-from tflint_effective.engine import fix_source, lint_source
+
+from tflint_effective import registry
+from tflint_effective.engine.fix import fix_source
+from tflint_effective.engine.lint import lint_source
 from tflint_effective.rule import Rule
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -30,7 +32,7 @@ class UnparsableFix(Rule):
 
 def only_rules(monkeypatch, rules):
     """Run just these (test) rules wherever the engine selects rules."""
-    monkeypatch.setattr(engine, "selected_rules", lambda select=None, ignore=None: rules)
+    monkeypatch.setattr(registry, "selected_rules", lambda select=None, ignore=None: rules)
 
 
 def load_module(path, name=None):

@@ -8,3 +8,12 @@ SEVERITY_RANK = {INFO: 0, WARNING: 1, ERROR: 2}
 SAFE, UNSAFE, DISPLAY_ONLY = "safe", "unsafe", "display-only"
 
 PARSE_ERROR = "TFE000"  # a file that cannot be read, parsed or analysed
+
+# Execution modes (see analysis/semantics.py): where a line of TensorFlow code runs.
+MODES = ("G", "F", "F0", "E")
+MODE_NAMES = {
+    "G": "TF1 graph",
+    "F": "tf.function",
+    "F0": "tf.function(autograph=False)",
+    "E": "TF2 eager",
+}

@@ -16,21 +16,14 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Mapping, Optional, Tuple, 
 
 import libcst as cst
 
-from .levels import DISPLAY_ONLY, ERROR, INFO, SAFE, SEVERITY_RANK, UNSAFE, WARNING
+from .levels import DISPLAY_ONLY, ERROR, INFO, MODE_NAMES, MODES, SAFE, SEVERITY_RANK, UNSAFE, WARNING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Context
+    from .analysis.context import Context
 
 __all__ = ["DISPLAY_ONLY", "ERROR", "INFO", "MODES", "MODE_NAMES", "SAFE", "SEVERITY_RANK", "UNSAFE", "WARNING",
-           "Fix", "Report", "Rule", "call_arg", "has_star_args"]  # what a rule module imports
+           "Fix", "Report", "Rule"]  # what a rule module imports
 
-MODES = ("G", "F", "F0", "E")
-MODE_NAMES = {
-    "G": "TF1 graph",
-    "F": "tf.function",
-    "F0": "tf.function(autograph=False)",
-    "E": "TF2 eager",
-}
 
 
 @dataclass(frozen=True)
@@ -122,20 +115,3 @@ class Rule(cst.BatchableCSTVisitor):
                    severity if severity is not None else self.SEVERITY,
                    self.context.mode_thunk(node))
         )
-
-
-def call_arg(call: cst.Call, position: Optional[int], keyword: str) -> Optional[cst.Arg]:
-    """The argument bound to a parameter, by keyword or by plain position."""
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == keyword:
-            return arg
-    if position is not None:
-        positional = [a for a in call.args if a.keyword is None and not a.star]
-        if len(positional) > position:
-            return positional[position]
-    return None
-
-
-def has_star_args(call: cst.Call) -> bool:
-    """``f(*args)`` or ``f(**kwargs)``: which parameters get bound is unknown."""
-    return any(arg.star for arg in call.args)

@@ -2,7 +2,7 @@ import pytest
 
 from tfe_testing import FIXTURES, load_module
 from tfe_testing import findings
-from tflint_effective.engine import lint_source
+from tflint_effective.engine.lint import lint_source
 
 FOLDER = FIXTURES / "assert_op_never_run"
 V1 = "import tensorflow.compat.v1 as tf\n"

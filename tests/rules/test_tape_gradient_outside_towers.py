@@ -2,7 +2,7 @@ import pytest
 
 from tfe_testing import FIXTURES, load_module
 from tfe_testing import assert_same_values, dedent, findings
-from tflint_effective.engine import lint_source
+from tflint_effective.engine.lint import lint_source
 
 TAPE = dedent("""\
     import tensorflow as tf

@@ -2,7 +2,7 @@ import pytest
 
 from tfe_testing import FIXTURES, load_module
 from tfe_testing import dedent, findings
-from tflint_effective.engine import lint_source
+from tflint_effective.engine.lint import lint_source
 
 FOLDER = FIXTURES / "tensor_as_python_bool"
 TF = "import tensorflow as tf\n"

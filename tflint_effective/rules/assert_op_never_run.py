@@ -27,7 +27,8 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from ..rule import ERROR, Rule, call_arg
+from ..analysis.syntax import call_arg
+from ..rule import ERROR, Rule
 
 # Return a copy of their first argument that runs the check when computed.
 PASS_THROUGH = {"Print", "check_numerics", "debugging.check_numerics", "verify_tensor_all_finite",
@@ -85,7 +86,7 @@ class AssertOpNeverRun(Rule):
         target = node.targets[0].target if len(node.targets) == 1 else None
         if isinstance(target, cst.Name) and self._check_op(node.value):
             self.context.mode_thunk(node.value)  # remember the mode here; reported at the end
-            owner = self.context.resolver.owner(target.value, self.context.scope)
+            owner = self.context.owner(target.value)
             self.pending_names.add(target.value)
             self.pending.setdefault((id(owner), target.value), []).append(
                 (node.value, target.value, owner, self._outermost_loop()))
@@ -107,7 +108,7 @@ class AssertOpNeverRun(Rule):
                 or isinstance(parent, cst.Attribute) and parent.attr is node
                 or isinstance(parent, cst.Arg) and parent.keyword is node):
             return
-        owner = self.context.resolver.owner(node.value, self.context.scope)
+        owner = self.context.owner(node.value)
         self.pending.pop((id(owner), node.value), None)
 
     def leave_Module(self, node: cst.Module) -> None:

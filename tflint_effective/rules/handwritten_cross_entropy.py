@@ -27,7 +27,7 @@ from a model or a sigmoid are not followed).
 """
 import libcst as cst
 
-from ..numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix
+from ..analysis.numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix
 from ..rule import ERROR, SAFE, Fix, Rule
 
 

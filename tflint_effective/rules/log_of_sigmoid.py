@@ -27,7 +27,7 @@ detected.
 """
 import libcst as cst
 
-from ..numeric_patterns import (LOG, SIGMOID, compat_of, may_move, operand, produced_by, spell,
+from ..analysis.numeric_patterns import (LOG, SIGMOID, compat_of, may_move, operand, produced_by, spell,
                                 through_name, unguarded)
 from ..rule import ERROR, SAFE, Rule
 

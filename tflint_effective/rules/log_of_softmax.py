@@ -28,7 +28,7 @@ assigned in between (``v.assign(...)``) is not detected.
 """
 import libcst as cst
 
-from ..numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
+from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
 from ..rule import ERROR, SAFE, Rule
 
 

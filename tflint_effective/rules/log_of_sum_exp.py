@@ -23,7 +23,7 @@ assigned in between is not detected.
 """
 import libcst as cst
 
-from ..numeric_patterns import (EXP, LOG, REDUCE_SUM, compat_of, is_max_shifted, may_move, operand,
+from ..analysis.numeric_patterns import (EXP, LOG, REDUCE_SUM, compat_of, is_max_shifted, may_move, operand,
                                 produced_by, spell)
 from ..rule import ERROR, SAFE, Rule
 

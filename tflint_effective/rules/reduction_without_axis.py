@@ -24,8 +24,9 @@ lists of scalars built by helpers are reported.
 """
 import libcst as cst
 
-from ..rule import WARNING, Rule, has_star_args
-from ..semantics import NUMBER, SCALAR
+from ..analysis.syntax import has_star_args
+from ..rule import WARNING, Rule
+from ..analysis.context import NUMBER, SCALAR
 
 # Every spelling takes the axis as its second parameter.
 REDUCTIONS = {
@@ -63,8 +64,7 @@ class ReductionWithoutAxis(Rule):
             self._report_unless_one_axis(node, _operand(args))
 
     def _report_unless_one_axis(self, node: cst.Call, operand) -> None:
-        semantics = self.context.semantics
-        if operand is None or not (semantics.is_shape_vector(operand) or semantics.is_scalar(operand)
+        if operand is None or not (self.context.is_shape_vector(operand) or self.context.is_scalar(operand)
                                    or self._packs_scalars(operand)):
             self.report(node)
 
@@ -72,7 +72,7 @@ class ReductionWithoutAxis(Rule):
         """``[n - k, 0]``: a list with a number or a scalar packs into a vector (or fails loudly)."""
         return isinstance(operand, (cst.List, cst.Tuple)) and any(
             not isinstance(element, cst.StarredElement)
-            and self.context.semantics.kind(element.value) in (NUMBER, SCALAR)
+            and self.context.kind(element.value) in (NUMBER, SCALAR)
             for element in operand.elements)
 
     def _partial_reduction(self, func: cst.BaseExpression):

@@ -11,7 +11,8 @@ Known problems: calls through ``*args`` / ``**kwargs`` are not checked.
 """
 import libcst as cst
 
-from ..rule import WARNING, Rule, call_arg, has_star_args
+from ..analysis.syntax import call_arg, has_star_args
+from ..rule import WARNING, Rule
 
 TARGETS = {"squeeze"}
 

@@ -22,7 +22,7 @@ from typing import Dict, List, Tuple
 
 import libcst as cst
 
-from ..device_scopes import TowerTracker, Towers
+from ..analysis.device_scopes import TowerTracker, Towers
 from ..rule import MODES, WARNING, Rule
 
 TAPES = {"GradientTape", "autodiff.GradientTape"}
@@ -82,7 +82,7 @@ class TapeGradientOutsideTowers(Rule):
                 and isinstance(func.value, cst.Name)):
             return
         tape = func.value.value
-        owner = self.context.resolver.owner(tape, self.context.scope)
+        owner = self.context.owner(tape)
         towers = self.tapes.get((id(owner), tape)) if owner is self.context.scope else None
         if (towers is not None and towers.multi and len(owner.bindings[tape]) == 1
                 and not self.tracker.inside_tower(towers)):

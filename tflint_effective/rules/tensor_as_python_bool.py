@@ -76,7 +76,7 @@ class TensorAsPythonBool(Rule):
 
     def _is_builtin_bool(self, node: cst.CSTNode) -> bool:
         return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "bool"
-                and len(node.args) == 1 and self.context.resolver.owner("bool", self.context.scope) is None)
+                and len(node.args) == 1 and self.context.owner("bool") is None)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         if not self._inside_truth_test(node):
@@ -97,9 +97,8 @@ class TensorAsPythonBool(Rule):
         return isinstance(parent, cst.Arg) and self._is_builtin_bool(self.context.ancestors[-3])
 
     def _check(self, context: cst.CSTNode, test: cst.BaseExpression, whole_tested=True) -> None:
-        semantics = self.context.semantics
         for operand, converted_by in _truth_tested(test, whole_tested, context):
-            if semantics.eager_guarded() and semantics.is_scalar(operand):
+            if self.context.eager_guarded() and self.context.is_scalar(operand):
                 continue  # only eager execution runs it, and a scalar's truth value works there
             if self.context.is_tensor(operand):
                 severity = self._severity(operand, converted_by)
@@ -118,13 +117,12 @@ class TensorAsPythonBool(Rule):
         return SCALAR_BOOLEAN if self._is_scalar_boolean(operand) else AUTOGRAPH_CONVERTS
 
     def _is_scalar_boolean(self, expr: cst.BaseExpression) -> bool:
-        semantics = self.context.semantics
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
             sides = (expr.left, expr.comparisons[0].comparator)
-            return all(semantics.is_scalar(side) or isinstance(side, (cst.Integer, cst.Float))
+            return all(self.context.is_scalar(side) or isinstance(side, (cst.Integer, cst.Float))
                        for side in sides)
         name = self.context.tf_call(expr)
-        return name is not None and name.path in BOOLEAN_REDUCTIONS and semantics.is_scalar(expr)
+        return name is not None and name.path in BOOLEAN_REDUCTIONS and self.context.is_scalar(expr)
 
     def _is_tensor_equality(self, expr: cst.BaseExpression) -> bool:
         return (isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1

@@ -33,8 +33,9 @@ and returned by helpers of your own are not known to be tensors.  Shape vectors
 """
 import libcst as cst
 
-from ..loops import enclosing_loops, is_python_int, names_in, range_arguments
-from ..rule import DISPLAY_ONLY, MODES, WARNING, Rule, call_arg, has_star_args
+from ..analysis.loops import enclosing_loops, is_python_int, names_in, range_arguments
+from ..analysis.syntax import call_arg, has_star_args
+from ..rule import DISPLAY_ONLY, MODES, WARNING, Rule
 
 # Slicing ops and the keyword of the sliced tensor (always the first parameter).
 SLICING_OPS = {"slice": "input_", "strided_slice": "input_", "gather": "params",
@@ -90,7 +91,7 @@ class TensorSlicedInPythonLoop(Rule):
                  if loop.targets & read and not loop.varying & sliced_reads
                  and not self._few_iterations(loop)]
         if (not loops or not self.context.is_tensor(sliced)
-                or self.context.semantics.is_shape_vector(sliced)):
+                or self.context.is_shape_vector(sliced)):
             return None
         modes = [self._modes(loop) for loop in loops]
         return {mode: WARNING if any(m[mode] for m in modes) else None for mode in MODES}

@@ -29,8 +29,9 @@ after the towers in the same function, are reported too.
 """
 import libcst as cst
 
-from ..device_scopes import TowerTracker
-from ..rule import ERROR, MODES, SAFE, WARNING, Fix, Rule, call_arg, has_star_args
+from ..analysis.device_scopes import TowerTracker
+from ..analysis.syntax import call_arg, has_star_args
+from ..rule import ERROR, MODES, SAFE, WARNING, Fix, Rule
 
 KEYWORD = "colocate_gradients_with_ops"
 # Position of the keyword among the positional parameters (after self).

@@ -22,7 +22,8 @@ from typing import Dict, List, Mapping, Optional, Union
 
 import libcst as cst
 
-from .prefilter import SHIMS
+from .syntax import dotted
+from .tf_api import SHIMS
 
 
 class _Other:
@@ -90,16 +91,6 @@ class Scope:
     def bind(self, name: str, binding: Binding) -> None:
         owner = self.module() if name in self.global_names else self
         owner.bindings.setdefault(name, []).append(binding)
-
-
-def dotted(node: cst.BaseExpression) -> Optional[str]:
-    """``a.b.c`` for a chain of names and attributes, else None."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = dotted(node.value)
-        return None if base is None else f"{base}.{node.attr.value}"
-    return None
 
 
 def _module_name(node: cst.ImportFrom) -> Optional[str]:
@@ -303,28 +294,3 @@ class Resolver:
             return self.qualname(binding.value, binding.scope)
         finally:
             self._busy.discard(key)
-
-
-@dataclass(frozen=True)
-class TFName:
-    """A TensorFlow API name with the ``tensorflow.`` and compat prefix removed."""
-
-    path: str  # e.g. "math.reduce_sum", "nn.softmax", "Print"
-    compat: Optional[str]  # "v1", "v2" or None
-
-    @property
-    def leaf(self) -> str:
-        return self.path.rsplit(".", 1)[-1]
-
-
-def tf_name(qualname: Optional[str]) -> Optional[TFName]:
-    if qualname is None or not (qualname == "tensorflow" or qualname.startswith("tensorflow.")):
-        return None
-    path = qualname[len("tensorflow."):] if qualname != "tensorflow" else ""
-    compat = None
-    for version in ("v1", "v2"):
-        prefix = f"compat.{version}"
-        if path == prefix or path.startswith(prefix + "."):
-            compat, path = version, path[len(prefix) + 1:]
-            break
-    return TFName(path, compat)

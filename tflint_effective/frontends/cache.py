@@ -26,7 +26,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Optional
 
-from . import __version__
+from .. import __version__
 
 FORMAT = 1  # bump when the layout of an entry changes
 

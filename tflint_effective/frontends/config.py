@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from .files import excluded
-from .levels import SEVERITY_RANK
+from ..levels import SEVERITY_RANK
 
 NAME = "tflint-effective"
 CODE_SELECTOR = re.compile(r"TFE[0-9]{0,3}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
-from ..levels import SAFE, UNSAFE
+from ...levels import SAFE, UNSAFE
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import libcst as cst
 
 from .loops import enclosing_loops, names_in
 from .names import Scope
-from .rule import call_arg
+from .syntax import call_arg
 
 VARYING = "varying"  # a device that changes with a loop variable, or towers built by a call
 OTHER = "other"  # a device scope we cannot tell apart from others
@@ -126,7 +126,7 @@ class TowerTracker:
         if not isinstance(call.func, cst.Name):
             return False
         name = call.func.value
-        owner = self.context.resolver.owner(name, self.context.scope)
+        owner = self.context.owner(name)
         return (owner is not None and (id(owner), name) in self.builders
                 and len(owner.bindings[name]) == 1)
 

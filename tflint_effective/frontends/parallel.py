@@ -39,7 +39,7 @@ def _start(function, options) -> None:
 
 
 def _batch(paths: Sequence[str]) -> list:
-    from .engine import on_deep_stack
+    from ..engine.parse import on_deep_stack
 
     return [on_deep_stack(_job["function"], path, _job["options"]) for path in paths]
 
@@ -54,7 +54,7 @@ def run(function: Callable[[str, object], Result], paths: Sequence[str], options
     """
     if not paths:
         return
-    from .engine import on_deep_stack  # not before: a run served from the cache need not load libcst
+    from ..engine.parse import on_deep_stack  # not before: a run served from the cache need not load libcst
 
     if jobs <= 1 or len(paths) <= 1:
         for index, path in enumerate(paths):

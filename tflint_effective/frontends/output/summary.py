@@ -37,7 +37,7 @@ def summary_line(run) -> str:
 
 def statistics(run) -> List[dict]:
     """Per code: count and fixable count, most frequent first."""
-    from ..engine import rule_by_code  # only here: a cached run need not load libcst
+    from ...registry import rule_by_code  # only here: a cached run need not load libcst
 
     totals = Counter(f.code for f in run.reported)
     fixable = Counter(f.code for f in run.reported if f.fixable(run.unsafe_fixes))

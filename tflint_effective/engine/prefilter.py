@@ -21,20 +21,12 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from typing import Dict, Iterable, Iterator, Mapping, Optional, Sequence
+from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
-TENSORFLOW = "tensorflow"
-# Modules that re-export TensorFlow under another name (names.py resolves them too).
-SHIMS = {
-    "keras.src.utils.module_utils.tensorflow": TENSORFLOW,
-}
+from ..analysis.tf_api import SHIMS, TENSORFLOW, shims
+
 _NESTED_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+tensorflow\b", re.MULTILINE)
-
-
-def shims(tensorflow_modules: Sequence[str] = ()) -> Dict[str, str]:
-    """Qualified names that stand for the ``tensorflow`` module."""
-    return {**SHIMS, **{module: TENSORFLOW for module in tensorflow_modules}}
 
 
 def _is_tensorflow(qualname: str) -> bool:

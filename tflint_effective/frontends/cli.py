@@ -22,22 +22,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 
-from . import __version__, parallel
+from .. import __version__
+from . import parallel
 from .cache import Cache
 from .config import Config, ConfigError, codes, discover, load, severity
 from .files import (SUFFIXES, MissingPath, SourceError, decode, iter_python_files, outside, read_source,
                     reason, write_atomic)
-from .levels import PARSE_ERROR
-from .notebooks import SUFFIX as NOTEBOOK, Notebook, NotebookError
-from .prefilter import can_skip
+from ..levels import PARSE_ERROR
+from .documents import SUFFIX as NOTEBOOK, Notebook, NotebookError
 from .output import FORMATS, Finding, Run, colour, render
 from .output.summary import Progress, plural, statistics, statistics_text, summary_line
-from .suppressions import Suppressions
+from ..engine.suppressions import Suppressions
+from ..registry import all_rules, rule_by_code, selected_rules
 
 # ``engine`` (and with it libcst and the rules) is imported where a file is analysed or a
 # rule looked up: a run served from the cache starts in half the time without it.
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Diagnostic
+    from ..engine.diagnostics import Diagnostic
 
 CLEAN, FINDINGS, ERROR = 0, 1, 2
 
@@ -210,9 +211,9 @@ def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None) -
         end_line, end_col = line, d.col
     diff, edits = None, ()
     if module is not None and d.fix is not None:
-        from . import engine
+        from ..engine.fix import apply_fixes
 
-        fixed = engine._apply(module, [d.fix])[0].code
+        fixed = apply_fixes(module, [d.fix])[0].code
         diff = document.diff(fixed, name)
         edits = _edits(document.source, fixed) if isinstance(document, PythonFile) else ()
     return Finding(name, line, d.col + 1, end_line, end_col + 1, d.code, d.message, d.severity,
@@ -220,27 +221,21 @@ def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None) -
 
 
 def _known_codes() -> List[str]:
-    from .engine import all_rules
-
     return [rule.CODE for rule in all_rules()] + [PARSE_ERROR]
 
 
 def _lint(name: str, document, options: Options) -> FileResult:
     """Findings for one loaded document, suppressions and the minimum severity applied."""
-    config = options.config
-    select, ignore = config.selection(name)
-    module, diagnostics = None, []
-    if not (options.prefilter and can_skip(document.source, config.tensorflow_modules)):
-        from . import engine
+    from ..engine.lint import lint_document
 
-        try:
-            module = engine.parse(document.source)
-        except engine.PARSE_FAILURES as error:
-            return FileResult(name, [_finding(engine.syntax_error(name, document.source, error), name, document)], error=True)
-        diagnostics = engine.lint_module(module, name, engine.selected_rules(select, ignore),
-                                         config.tensorflow_modules)
-    suppressions = Suppressions.parse(document.source)
-    kept, silenced = suppressions.split(diagnostics)
+    config = options.config
+    analysis = lint_document(document.source, name, *config.selection(name),
+                             prefilter=options.prefilter, tensorflow_modules=config.tensorflow_modules)
+    kept, silenced = analysis.diagnostics, analysis.suppressed
+    if analysis.failed and analysis.module is None:
+        return FileResult(name, [_finding(d, name, document) for d in kept], error=True)
+    suppressions = analysis.suppressions or Suppressions.parse(document.source)
+    module = analysis.module
     details = module if options.fix_details else None
     result = FileResult(name)
     result.findings = [_finding(d, name, document, details) for d in kept
@@ -264,7 +259,7 @@ def _one_file(per_file):
         try:
             return per_file(path, options)
         except Exception as error:
-            from .engine import internal_error
+            from ..engine.diagnostics import internal_error
 
             return _unreadable(_display_name(path, options),
                                internal_error(path, error).message)
@@ -293,7 +288,7 @@ def fix_file(path: str, options: Options) -> FileResult:
     def accept(d):
         return options.config.reports(d.severity) and document.same_cell(d)
 
-    from .engine import FixError, fix_source
+    from ..engine.fix import FixError, fix_source
 
     try:
         fixed = fix_source(document.source, name, select, ignore, options.unsafe_fixes,
@@ -495,7 +490,6 @@ def run_fix(args, out) -> int:
 
 
 def run_rules(out) -> int:
-    from .engine import all_rules
 
     print(f"{'code':<7} {'name':<32} {'severity':<8} {'fix':<12} summary", file=out)
     for rule in all_rules():
@@ -506,7 +500,6 @@ def run_rules(out) -> int:
 
 def run_explain(args, out) -> int:
     from .docs import rule_text
-    from .engine import all_rules, rule_by_code
 
     rule = rule_by_code(args.code)
     if rule is None:

@@ -13,8 +13,8 @@ import textwrap
 from pathlib import Path
 from typing import List, Optional, Tuple
 
-from .engine import all_rules
-from .rule import MODE_NAMES, MODES
+from ..levels import MODE_NAMES, MODES
+from ..registry import all_rules
 
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 ROOT = Path(__file__).resolve().parent.parent

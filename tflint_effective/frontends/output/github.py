@@ -6,7 +6,7 @@ Suppressed findings are not annotated.
 """
 from __future__ import annotations
 
-from ..engine import rule_by_code
+from ...registry import rule_by_code
 
 LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from ..engine import rule_by_code
+from ...registry import rule_by_code
 from .summary import counts
 
 SCHEMA_VERSION = 1

@@ -5,8 +5,9 @@ import json
 from pathlib import PurePath
 from urllib.parse import quote
 
-from .. import __version__
-from ..engine import PARSE_ERROR, all_rules
+from ... import __version__
+from ...levels import PARSE_ERROR
+from ...registry import all_rules
 from .text import SUPPRESSED
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence
 
+from ..levels import PARSE_ERROR
+
 SKIP_DIRS = {
     ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "__pycache__",
     "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -143,3 +145,17 @@ def write_atomic(path: Path, text: str, encoding: str) -> None:
         if os.path.exists(temp):
             os.unlink(temp)
         raise
+
+
+def lint_paths(paths, select=None, ignore=None, exclude=()):
+    """Lint files and directories (see ``iter_python_files``): (path, diagnostics) per file."""
+    from ..engine.diagnostics import Diagnostic
+    from ..engine.lint import lint_source
+
+    for path in iter_python_files(paths, exclude):
+        try:
+            text = read_source(path).text
+        except OSError as error:  # includes decoding problems, see read_source
+            yield path, [Diagnostic(str(path), 1, 0, PARSE_ERROR, reason(path, error), "error", 1, 0)]
+            continue
+        yield path, lint_source(text, str(path), select, ignore)

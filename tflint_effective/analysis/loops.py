@@ -12,7 +12,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Set, Union
 import libcst as cst
 
 from .names import COMPREHENSIONS, FUNCTION_LIKE
-from .semantics import bindings_in
+from .syntax import bindings_in
 
 LoopNode = Union[cst.For, cst.CompFor]
 
@@ -99,7 +99,7 @@ def is_builtin(context, func: cst.BaseExpression, name: str) -> bool:
     if not (isinstance(func, cst.Name) and func.value == name):
         return False
     scope = context.scope
-    return context.resolver.owner(name, scope) is None and not context.table.root.star_import
+    return context.owner(name, scope) is None and not context.module_scope.star_import
 
 
 def range_arguments(context, iterable: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:

@@ -12,7 +12,7 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 import libcst as cst
 
 from .names import Assigned, Import
-from .rule import has_star_args
+from .syntax import has_star_args
 
 LOG = frozenset({"log", "math.log"})
 EXP = frozenset({"exp", "math.exp"})
@@ -39,7 +39,7 @@ class Produced(NamedTuple):
 
 def through_name(context, expr: cst.BaseExpression) -> Tuple[cst.BaseExpression, bool]:
     """The value of a name assigned once in the current scope (and True), else ``expr``."""
-    if isinstance(expr, cst.Name) and context.resolver.owner(expr.value, context.scope) is context.scope:
+    if isinstance(expr, cst.Name) and context.is_local(expr.value):
         value = context.assigned_value(expr)
         if value is not None:
             return value, True
@@ -132,7 +132,7 @@ def movable(context, *exprs: cst.BaseExpression) -> bool:
     """Pure, and every name read is bound once, so it means the same one statement later."""
     for expr in exprs:
         names = _names(context, expr)
-        if names is None or any(len(context.resolver.bindings(n, context.scope) or ()) != 1
+        if names is None or any(len(context.bindings(n) or ()) != 1
                                 for n in names):
             return False
     return True
@@ -162,8 +162,8 @@ def _computed_from(context, expr: cst.BaseExpression, paths, seen: set) -> bool:
         node = stack.pop()
         if isinstance(node, cst.Name) and node.value not in seen:
             seen.add(node.value)
-            if context.resolver.owner(node.value, context.scope) is context.scope:
-                stack += [b.value for b in context.resolver.bindings(node.value, context.scope)
+            if context.is_local(node.value):
+                stack += [b.value for b in context.bindings(node.value)
                           if isinstance(b, Assigned)]
         elif isinstance(node, cst.Call):
             name = context.tf_call(node)
@@ -254,7 +254,7 @@ def spell(context, compat: Optional[str], paths: Sequence[str],
     (``tf`` for ``from tensorflow.nn import softmax`` in a file that also imports ``tf``).
     """
     prefix = "tensorflow." + (f"compat.{compat}." if compat else "")
-    module_names = [cst.Name(name) for name in context.table.root.bindings]
+    module_names = [cst.Name(name) for name in context.module_scope.bindings]
     for target in (prefix + path for path in paths):
         for hint in (*hints, *module_names):
             chain = hint
@@ -270,9 +270,9 @@ def spell(context, compat: Optional[str], paths: Sequence[str],
 
 def importable(context, module: str, name: str) -> bool:
     """``from module import name`` can be added: ``name`` means nothing else here."""
-    if context.table.root.star_import:
+    if context.module_scope.star_import:
         return False
-    bindings = context.resolver.bindings(name, context.scope)
+    bindings = context.bindings(name)
     return bindings is None or all(b == Import(f"{module}.{name}") for b in bindings)
 
 

@@ -1,0 +1,140 @@
+"""The one surface a rule reads: what is known about the file at the node being visited.
+
+The traversal keeps ``ancestors`` and ``scopes`` right around every node; the
+questions below resolve names in the current scope and ask the semantic model.
+Rules use nothing else of the analysis (``names``, ``semantics``), so those can
+get smarter without a rule changing.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from .kinds import NUMBER, SCALAR, TENSOR, TENSOR_KINDS
+from .names import COMPREHENSIONS, FUNCTION_LIKE, Binding, Resolver, Scope, ScopeTable
+from .semantics import SemanticModel
+from .tf_api import TFName, shims, tf_name
+
+__all__ = ["Context", "NUMBER", "SCALAR", "TENSOR"]
+
+_FUNCTION_TYPES = frozenset(FUNCTION_LIKE)
+_COMPREHENSION_TYPES = frozenset(COMPREHENSIONS)
+
+
+class Context:
+    """What rules may ask about the file being linted, at the current node."""
+
+    def __init__(self, module: cst.Module, path: str, tensorflow_modules: Sequence[str] = ()):
+        self.module = module
+        self.path = path
+        self._table = ScopeTable(module, shims(tensorflow_modules))
+        self._resolver = Resolver(self._table)
+        self.ancestors: List[cst.CSTNode] = []
+        self._scopes: List[Scope] = [self._table.root]
+        self.semantics = SemanticModel(self)
+        # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
+        # and every rule asks about the same calls; the node is kept so its id is not reused.
+        self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
+
+    # -- where the traversal is ---------------------------------------------------
+    @property
+    def node(self) -> cst.CSTNode:
+        return self.ancestors[-1]
+
+    @property
+    def parent(self) -> Optional[cst.CSTNode]:
+        return self.ancestors[-2] if len(self.ancestors) > 1 else None
+
+    @property
+    def scope(self) -> Scope:
+        return self._scopes[-1]
+
+    @property
+    def module_scope(self) -> Scope:
+        return self._table.root
+
+    def scope_of(self, node: cst.CSTNode) -> Optional[Scope]:
+        """The scope a function or class opens (None for other nodes)."""
+        return self._table.scopes.get(node)
+
+    # -- names ---------------------------------------------------------------------
+    def owner(self, name: str, scope: Optional[Scope] = None) -> Optional[Scope]:
+        """The scope whose binding of ``name`` is seen from ``scope`` (default: here)."""
+        return self._resolver.owner(name, scope or self.scope)
+
+    def is_local(self, name: str) -> bool:
+        """``name`` is bound in the current scope itself."""
+        return self._resolver.owner(name, self.scope) is self.scope
+
+    def bindings(self, name: str) -> Optional[List[Binding]]:
+        """Every binding of ``name`` in the scope that owns it, seen from here."""
+        return self._resolver.bindings(name, self.scope)
+
+    def qualname(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Optional[str]:
+        return self._resolver.qualname(node, scope or self.scope)
+
+    def tf_name(self, node: cst.BaseExpression) -> Optional[TFName]:
+        """The TensorFlow API an expression names, when certain."""
+        scope = self._scopes[-1]
+        key = (id(node), id(scope))
+        known = self._tf_names.get(key)
+        if known is None:
+            known = self._tf_names[key] = (node, tf_name(self._resolver.qualname(node, scope)))
+        return known[1]
+
+    def tf_call(self, node: cst.CSTNode) -> Optional[TFName]:
+        """The TensorFlow API a call calls, when certain (None for anything but a call)."""
+        return self.tf_name(node.func) if type(node) is cst.Call else None
+
+    def assigned_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The value of ``name`` if it has exactly one binding, an assignment."""
+        bindings = self._resolver.bindings(name.value, self.scope)
+        if bindings and len(bindings) == 1 and hasattr(bindings[0], "value"):
+            return bindings[0].value
+        return None
+
+    # -- values and modes (the semantic model) ------------------------------------
+    def kind(self, expr: cst.BaseExpression) -> Optional[str]:
+        """``TENSOR``, ``SCALAR`` (a rank-0 tensor), ``NUMBER``, ``DATASET`` or None (unknown)."""
+        return self.semantics.kind(expr)
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        """Certainly a tensor at this program point (unknown: False)."""
+        return self.semantics.kind(expr) in TENSOR_KINDS
+
+    def is_scalar(self, expr: cst.BaseExpression) -> bool:
+        return self.semantics.is_scalar(expr)
+
+    def is_dataset(self, expr: cst.BaseExpression) -> bool:
+        return self.semantics.is_dataset(expr)
+
+    def is_shape_vector(self, expr: cst.BaseExpression) -> bool:
+        return self.semantics.is_shape_vector(expr)
+
+    def eager_guarded(self) -> bool:
+        """Inside ``if tf.executing_eagerly():``: only eager execution runs this code."""
+        return self.semantics.eager_guarded()
+
+    def mode_thunk(self, node: cst.CSTNode) -> Callable[[], str]:
+        """The mode (``G``, ``F``, ``F0``, ``E``) of ``node``'s scope, settled after the traversal;
+        ask while the traversal is at or inside ``node``."""
+        return self.semantics.mode_thunk(node)
+
+    # -- called by the traversal around every node ---------------------------------
+    def enter(self, node: cst.CSTNode) -> None:
+        ancestors = self.ancestors
+        parent = ancestors[-1] if ancestors else None
+        ancestors.append(node)
+        kind = type(node)
+        if kind is cst.Parameters and type(parent) in _FUNCTION_TYPES:
+            self._scopes.append(self._table.scope_for(parent, self._scopes[-1]))
+        elif kind in _COMPREHENSION_TYPES:
+            self._scopes.append(self._table.scope_for(node, self._scopes[-1]))
+        elif type(parent) is cst.ClassDef and node is parent.body:
+            self._scopes.append(self._table.scope_for(parent, self._scopes[-1]))
+
+    def exit(self, node: cst.CSTNode) -> None:
+        self.ancestors.pop()
+        if self._scopes[-1].node is node:
+            self._scopes.pop()

@@ -1,0 +1,127 @@
+"""Questions about libcst syntax alone: arguments of a call, names a statement binds, literals.
+
+Nothing here resolves a name or knows TensorFlow; ``names`` and ``semantics`` build on it.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Optional, Tuple
+
+import libcst as cst
+
+JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+
+
+def call_arg(call: cst.Call, position: Optional[int], keyword: str) -> Optional[cst.Arg]:
+    """The argument bound to a parameter, by keyword or by plain position."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    if position is not None:
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) > position:
+            return positional[position]
+    return None
+
+
+def has_star_args(call: cst.Call) -> bool:
+    """``f(*args)`` or ``f(**kwargs)``: which parameters get bound is unknown."""
+    return any(arg.star for arg in call.args)
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a chain of names and attributes, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
+def is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def is_false(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "False"
+
+
+def ends_with_jump(block: cst.BaseSuite) -> bool:
+    body = block.body
+    last = body[-1] if body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, JUMPS)
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from target_names(target.value)
+
+
+def assigned_pairs(target, value) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
+    """(name, value bound to it) for an assignment target; None when unknown."""
+    if isinstance(target, cst.Name):
+        yield target.value, value
+    elif (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+          and len(target.elements) == len(value.elements)
+          and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))):
+        for t, v in zip(target.elements, value.elements):
+            yield from assigned_pairs(t.value, v.value)
+    else:
+        for name in target_names(target):
+            yield name, None
+
+
+def bindings_in(statements: Iterable[cst.CSTNode]) -> Iterator[Tuple[str, cst.CSTNode]]:
+    """Every (name, binding node) in a list of statements, not entering nested scopes.
+
+    The binding node is an Assign, AnnAssign or AugAssign (its value is known),
+    or anything else (a loop target, an import, ``del``...: unknown value).
+    """
+    for stmt in statements:
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in stmt.body:
+                yield from _small_bindings(small)
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            yield stmt.name.value, stmt
+            continue
+        if isinstance(stmt, cst.For):
+            yield from ((name, stmt) for name in target_names(stmt.target))
+        elif isinstance(stmt, cst.With):
+            yield from ((name, stmt) for item in stmt.items if item.asname
+                        for name in target_names(item.asname.name))
+        for handler in getattr(stmt, "handlers", ()):
+            if handler.name is not None:
+                yield from ((name, handler) for name in target_names(handler.name.name))
+            yield from bindings_in(handler.body.body)
+        for case in getattr(stmt, "cases", ()):
+            yield from bindings_in(case.body.body)
+        body = getattr(stmt, "body", None)
+        if isinstance(body, cst.BaseSuite):
+            yield from bindings_in(body.body if isinstance(body, cst.IndentedBlock) else [body])
+        orelse = getattr(stmt, "orelse", None)
+        if orelse is not None:
+            yield from bindings_in([orelse] if isinstance(orelse, cst.If) else orelse.body.body)
+        final = getattr(stmt, "finalbody", None)
+        if final is not None:
+            yield from bindings_in(final.body.body)
+
+
+def _small_bindings(small: cst.BaseSmallStatement) -> Iterator[Tuple[str, cst.CSTNode]]:
+    if isinstance(small, cst.Assign):
+        for target in small.targets:
+            yield from ((name, small) for name in target_names(target.target))
+    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+        yield from ((name, small) for name in target_names(small.target))
+    elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+        for alias in small.names:
+            name = alias.asname.name if alias.asname else alias.name
+            yield (dotted(name) or "").split(".")[0], small
+    elif isinstance(small, cst.Del):
+        yield from ((name, small) for name in target_names(small.target))

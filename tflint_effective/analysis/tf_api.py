@@ -1,0 +1,172 @@
+"""Every table of TensorFlow API names the analysis and the rules use.
+
+A name is a ``TFName``: the path below ``tensorflow`` with any ``compat.v1`` /
+``compat.v2`` prefix removed and remembered (``tf1.math.log`` is
+``TFName("math.log", "v1")``).  Many ops have a ``tf.math`` twin of a root or
+``tf.nn`` name; ``canonical`` folds a twin onto one spelling, and
+``with_math(...)`` spells both, so no table writes ``"math."`` twins by hand.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Optional, Sequence
+
+TENSORFLOW = "tensorflow"
+# Modules that re-export TensorFlow under another name (the ``tensorflow-modules`` setting adds more).
+SHIMS = {
+    "keras.src.utils.module_utils.tensorflow": TENSORFLOW,
+}
+
+
+def shims(tensorflow_modules: Sequence[str] = ()) -> Dict[str, str]:
+    """Qualified names that stand for the ``tensorflow`` module."""
+    return {**SHIMS, **{module: TENSORFLOW for module in tensorflow_modules}}
+
+
+def with_math(*names: str) -> FrozenSet[str]:
+    """``names`` and their ``tf.math`` twins: ``with_math("log") == {"log", "math.log"}``."""
+    return frozenset(n for name in names for n in (name, f"math.{name.rpartition('.')[2]}"))
+
+
+# ``tf.math.X`` names that are also spelled at the root or in ``tf.nn`` (their canonical spelling).
+_MATH_TWINS = {
+    **{name: name for name in (
+        "log", "exp", "sqrt", "square", "abs", "maximum", "minimum", "sigmoid", "divide", "truediv",
+        "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
+        "reduce_all", "reduce_logsumexp", "count_nonzero", "equal", "not_equal", "log1p", "tanh")},
+    "softmax": "nn.softmax", "log_softmax": "nn.log_softmax",
+}
+
+
+@dataclass(frozen=True)
+class TFName:
+    """A TensorFlow API name with the ``tensorflow.`` and compat prefix removed."""
+
+    path: str  # e.g. "math.reduce_sum", "nn.softmax", "Print"
+    compat: Optional[str]  # "v1", "v2" or None
+
+    @property
+    def leaf(self) -> str:
+        return self.path.rsplit(".", 1)[-1]
+
+    @property
+    def canonical(self) -> str:
+        """The path with a ``tf.math`` twin folded onto its root or ``tf.nn`` spelling."""
+        if self.path.startswith("math."):
+            return _MATH_TWINS.get(self.path[5:], self.path)
+        return self.path
+
+    @property
+    def is_v1(self) -> bool:
+        """Spelled through ``tensorflow.compat.v1``: TensorFlow 1.x behaviour in any version."""
+        return self.compat == "v1"
+
+
+def tf_name(qualname: Optional[str]) -> Optional[TFName]:
+    if qualname is None or not (qualname == TENSORFLOW or qualname.startswith("tensorflow.")):
+        return None
+    path = qualname[len("tensorflow."):] if qualname != TENSORFLOW else ""
+    compat = None
+    for version in ("v1", "v2"):
+        prefix = f"compat.{version}"
+        if path == prefix or path.startswith(prefix + "."):
+            compat, path = version, path[len(prefix) + 1:]
+            break
+    return TFName(path, compat)
+
+
+# Reductions that reduce every dimension when called without an axis.
+REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
+              "reduce_all", "reduce_logsumexp", "count_nonzero")
+MATH_ONLY_REDUCTIONS = ("reduce_std", "reduce_variance", "reduce_euclidean_norm")
+
+# -- numerics (TFE401-TFE405) -------------------------------------------------------
+LOG = with_math("log")
+EXP = with_math("exp")
+SOFTMAX = with_math("nn.softmax")
+LOG_SOFTMAX = with_math("nn.log_softmax")
+SIGMOID = with_math("sigmoid") | {"nn.sigmoid"}
+REDUCE_SUM = with_math("reduce_sum")
+REDUCE_MAX = with_math("reduce_max")
+REDUCE_LOGSUMEXP = with_math("reduce_logsumexp")
+DIVISIONS = with_math("divide", "truediv")
+
+# -- execution modes and tensor-ness (semantics) -----------------------------------
+# Uses that mean graph execution whatever the import (tf.compat.v1.Session in TF2 code).
+GRAPH_APIS = {
+    "disable_eager_execution", "disable_v2_behavior", "Session", "InteractiveSession",
+    "placeholder", "sparse_placeholder", "GraphKeys", "get_collection", "get_collection_ref",
+    "add_to_collection", "add_to_collections", "global_variables_initializer",
+    "local_variables_initializer", "variables_initializer", "initialize_all_variables",
+    "tables_initializer", "train.Saver", "train.MonitoredTrainingSession", "summary.FileWriter",
+}
+# Names only TensorFlow 1.x has: under plain ``tensorflow`` they mean TF1 code (graph by default).
+TF1_ONLY = {
+    "log", "Print", "random_normal", "random_uniform", "truncated_normal", "to_float",
+    "to_int32", "to_int64", "get_variable", "variable_scope", "global_variables",
+    "trainable_variables", "set_random_seed", "reset_default_graph", "get_default_graph",
+    "assign", "assign_add", "summary.merge_all",
+}
+TF1_ONLY_PREFIXES = ("layers.", "contrib.", "nn.rnn_cell.")
+EAGER_SIGNALS = {"enable_eager_execution", "enable_v2_behavior"}
+
+# Calls that trace the function given as first argument, and the mode its body runs in.
+TRACERS = {"function": "F", "autograph.to_graph": "F", "wrap_function": "F0",
+           "py_function": "E", "numpy_function": "E", "py_func": "E"}
+TRACED_KEYWORDS = ("func", "entity", "fn", "python_function", "map_func", "predicate")
+DATASET_TRACERS = {"map", "filter", "flat_map", "interleave"}
+DATASET_METHODS = DATASET_TRACERS | {
+    "batch", "padded_batch", "shuffle", "repeat", "prefetch", "take", "skip", "cache", "unbatch",
+    "shard", "concatenate", "enumerate", "with_options", "take_while", "rebatch", "ragged_batch",
+}
+RECORD_DATASETS = {"data.TFRecordDataset", "data.TextLineDataset", "data.FixedLengthRecordDataset"}
+KERAS_TRACED_METHODS = {"call", "train_step", "test_step", "predict_step"}
+
+# TensorFlow attributes that are not tensors when called (or read).
+NOT_TENSOR = {
+    "device", "name_scope", "variable_scope", "TensorShape", "DType", "as_dtype",
+    "get_static_value", "executing_eagerly", "control_dependencies", "function",
+    "is_tensor", "get_default_graph", "Graph", "Session", "GradientTape", "Variable",
+    "Module", "print", "Print", "group", "no_op", "TensorSpec", "make_ndarray",
+    "get_variable", "get_variable_scope", "make_tensor_proto", "get_logger", "inside_function",
+    "executing_eagerly_outside_functions", "get_current_name_scope", "init_scope",
+    "set_random_seed", "random.set_seed", "reset_default_graph", "get_default_session",
+    "add_to_collection", "get_collection", "global_variables", "trainable_variables",
+    "load_op_library", "load_library", "io.write_file", "Assert", "custom_gradient",
+    "recompute_grad", "py_function", "numpy_function", "py_func", "tuple", "gradients",
+    "map_fn", "while_loop", "cond", "case", "switch_case", "scan", "foldl", "foldr",
+    "vectorized_map", "unstack", "split", "meshgrid", "unique", "unique_with_counts",
+    "dynamic_partition", "identity_n", "setdiff1d", "clip_by_global_norm", "math.top_k",
+    "nn.top_k", "nn.moments", "nn.weighted_moments", "nn.sufficient_statistics",
+    "nn.normalize_moments", "nn.dynamic_rnn", "nn.bidirectional_dynamic_rnn", "nn.static_rnn",
+    "nn.ctc_beam_search_decoder", "nn.ctc_greedy_decoder", "nn.max_pool_with_argmax",
+    "nn.fractional_max_pool", "nn.fractional_avg_pool", "linalg.eig", "linalg.eigh",
+    "linalg.svd", "linalg.qr", "linalg.lu", "strings.split", "strings.unicode_split",
+    "io.parse_example", "io.parse_single_example", "io.parse_sequence_example",
+    "io.parse_single_sequence_example", "random.get_global_generator", "random.set_global_generator",
+    "random.create_rng_state", "nn.raw_rnn", "nn.static_bidirectional_rnn", "nn.static_state_saving_rnn",
+    "nn.fused_batch_norm", "nn.ctc_unique_labels", "nn.collapse_repeated", "nn.compute_accidental_hits",
+    "image.combined_non_max_suppression", "image.non_max_suppression_padded",
+    "image.non_max_suppression_with_scores", "image.sample_distorted_bounding_box", "linalg.slogdet",
+    "math.approx_max_k", "math.approx_min_k", "strings.unicode_decode", "strings.unicode_decode_with_offsets",
+    "strings.unicode_split_with_offsets", "io.decode_csv", "io.decode_proto", "audio.decode_wav", "shape_n",
+    "broadcast_static_shape", "variable_creator_scope", "colocate_with", "container", "get_seed",
+    "make_template", "get_local_variable", "local_variables", "model_variables", "moving_average_variables",
+    "all_variables", "import_graph_def", "add_check_numerics_ops", "control_flow_v2_enabled",
+    "is_symbolic_tensor", "hessians", "register_tensor_conversion_function", "no_gradient",
+}
+NOT_TENSOR_PREFIXES = (
+    "config.", "dtypes.", "keras.", "data.", "distribute.", "train.", "summary.",
+    "io.gfile.", "saved_model.", "debugging.", "test.", "errors.", "estimator.",
+    "compat.", "experimental.", "random.Generator", "random.experimental.", "sysconfig.",
+    "version", "autograph.", "nest.", "types.", "layers.", "initializers.", "optimizers.",
+    "losses.", "metrics.", "lookup.", "queue.", "feature_column.", "tpu.", "lite.",
+    "image.resize_", "sparse.", "ragged.", "raw_ops.", "contrib.", "linalg.experimental.",
+)
+# Public modules whose functions give tensors (``tensorflow.python.*`` and the like are internals).
+TENSOR_MODULES = {"math", "nn", "linalg", "random", "image", "signal", "strings", "bitwise", "audio",
+                  "io", "quantization", "manip", "spectral"}
+# Reductions that give a scalar when called without an axis.
+SCALAR_REDUCTIONS = with_math(*REDUCTIONS, *MATH_ONLY_REDUCTIONS)
+SCALAR_APIS = {"rank", "size", "norm", "linalg.norm"}  # norm: scalar without axis too
+SHAPE_VECTORS = {"shape", "shape_n"}

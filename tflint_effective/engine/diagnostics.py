@@ -1,0 +1,52 @@
+"""What a lint run reports: a Diagnostic, and the TFE000 ones for files that cannot be analysed."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Optional
+
+from ..levels import PARSE_ERROR
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rule import Fix
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    path: str
+    line: int  # 1-based
+    col: int  # 0-based, like flake8 and libcst
+    code: str
+    message: str
+    severity: str
+    end_line: int = 0
+    end_col: int = 0
+    fix: Optional["Fix"] = field(default=None, compare=False, repr=False)
+
+    @property
+    def fix_safety(self) -> Optional[str]:
+        return None if self.fix is None else self.fix.safety
+
+
+def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
+    """TFE000 where the file stops parsing, in CPython's words when it has some."""
+    if isinstance(error, (RecursionError, MemoryError)):
+        return Diagnostic(path, 1, 0, PARSE_ERROR,
+                          "cannot analyse this file: expressions nested too deeply", "error", 1, 0)
+    try:
+        ast.parse(source)
+    except SyntaxError as python_error:
+        line, col = python_error.lineno or 1, max((python_error.offset or 1) - 1, 0)
+        message = f"syntax error: {python_error.msg}"
+    except (RecursionError, MemoryError, ValueError):
+        line, col, message = 1, 0, "cannot parse this file"
+    else:  # valid Python that libcst cannot parse (newer grammar)
+        line, col = getattr(error, "raw_line", 1), getattr(error, "raw_column", 0)
+        message = "cannot parse this file with libcst: " + getattr(error, "message", str(error))
+    return Diagnostic(path, line, col, PARSE_ERROR, message, "error", line, col)
+
+
+def internal_error(path: str, error: Exception) -> Diagnostic:
+    return Diagnostic(path, 1, 0, PARSE_ERROR,
+                      f"internal error in tflint-effective, please report: "
+                      f"{type(error).__name__}: {error}", "error", 1, 0)

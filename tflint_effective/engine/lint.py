@@ -1,0 +1,76 @@
+"""The one lint pipeline: pre-filter, parse, one traversal for all rules, positions, suppressions.
+
+``lint_document`` serves every front end (the CLI, the flake8 plugin, the public
+API and the fixer); ``lint_source`` and ``lint_paths`` are its thin public wrappers.
+A file that imports no TensorFlow is not parsed by libcst at all (``prefilter``).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+from ..levels import PARSE_ERROR
+from .. import registry
+from .diagnostics import Diagnostic, syntax_error
+from .prefilter import can_skip
+from .suppressions import Suppressions
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
+
+
+@dataclass
+class Analysis:
+    """What one document gave: findings kept, findings silenced (with why), the parsed tree."""
+
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    suppressed: List[Tuple[Diagnostic, str]] = field(default_factory=list)
+    module: Optional["cst.Module"] = None  # None when skipped or unparsable
+    suppressions: Optional[Suppressions] = None
+
+    @property
+    def failed(self) -> bool:
+        """The document could not be parsed or analysed (a TFE000 finding)."""
+        return any(d.code == PARSE_ERROR for d in self.diagnostics)
+
+
+def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,
+                  prefilter: bool = True, tensorflow_modules: Sequence[str] = (),
+                  tree: Optional[ast.Module] = None) -> Analysis:
+    """Lint source text with the rules ``select`` and ``ignore`` leave (flake8's prefix rule);
+    call it on a deep stack (``parse.on_deep_stack``).
+
+    ``noqa``: split off what ``# noqa`` and ``# tflint-effective: disable=`` silence.
+    ``prefilter``: valid Python that imports no TensorFlow is not analysed; ``tree``
+    is CPython's tree of ``source`` when the caller has one (flake8).
+    """
+    if prefilter and can_skip(source, tensorflow_modules, tree=tree):
+        return Analysis()
+    # libcst and the rules load here, when the first file needs them: a run whose files
+    # are all skipped or served from the cache never pays for them.
+    from .analyse import lint_parsed
+    from .parse import PARSE_FAILURES, parse
+
+    try:
+        module = parse(source)
+    except PARSE_FAILURES as error:
+        return Analysis([syntax_error(path, source, error)])
+    return lint_parsed(module, source, path, registry.selected_rules(select, ignore), noqa=noqa,
+                       tensorflow_modules=tensorflow_modules)
+
+
+# -- public API ------------------------------------------------------------------------
+def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
+                noqa: bool = True, *, prefilter: bool = True,
+                tensorflow_modules: Sequence[str] = ()) -> List[Diagnostic]:
+    """Lint Python source text; a parse failure is one TFE000 diagnostic.
+
+    ``prefilter``: valid Python that imports no TensorFlow is not analysed (see
+    ``prefilter.py``); ``tensorflow_modules`` are modules that re-export TensorFlow.
+    """
+    from .parse import on_deep_stack
+
+    return on_deep_stack(lint_document, source, path, select, ignore, noqa=noqa,
+                         prefilter=prefilter, tensorflow_modules=tensorflow_modules).diagnostics
+

@@ -1,0 +1,124 @@
+"""One depth-first walk of a parsed module calling every rule's visitor methods.
+
+libcst's own ``visit`` rebuilds every node it passes; this walk reads the
+fields and builds nothing, skipping whitespace, comments and punctuation unless
+a visitor asks for one of those types.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Sequence, Tuple
+
+import libcst as cst
+
+from ..analysis.context import Context
+
+# Whitespace, comments and punctuation: they hold nothing but more of the same.
+TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline,
+          cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.ImportStar,
+          cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket,
+          cst.LeftCurlyBrace, cst.RightCurlyBrace, cst.Asynchronous, cst.BaseBinaryOp,
+          cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp)
+
+
+class _FieldOrder(cst.CSTVisitor):
+    """Records the fields libcst visits of one node, in its order (children are not entered)."""
+
+    def __init__(self, node: cst.CSTNode):
+        self.node = node
+        self.fields: List[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node is self.node
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if node is self.node:
+            self.fields.append(attribute)
+
+
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def child_fields(node: cst.CSTNode) -> Tuple[str, ...]:
+    """The fields of ``node`` in the order libcst's visitors see them (learnt once per type);
+    fields libcst visits only when set (an f-string's ``format_spec``) come last."""
+    kind = type(node)
+    order = _CHILD_FIELDS.get(kind)
+    if order is None:
+        recorder = _FieldOrder(node)
+        node.visit(recorder)
+        order = tuple(dict.fromkeys([*recorder.fields, *(f.name for f in dataclasses.fields(kind))]))
+        _CHILD_FIELDS[kind] = order
+    return order
+
+
+_VISITOR_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
+def _visitor_methods(visitor: cst.BatchableCSTVisitor) -> Dict[str, object]:
+    kind = type(visitor)
+    if kind not in _VISITOR_NAMES:  # libcst introspects the class on every call
+        _VISITOR_NAMES[kind] = tuple(visitor.get_visitors())
+    return {name: getattr(visitor, name) for name in _VISITOR_NAMES[kind]}
+
+
+class Traversal(cst.CSTVisitor):
+    """One depth-first walk calling every visitor, in libcst's order, with the context
+    kept up to date around each node.
+
+    libcst's own ``visit`` rebuilds every node it passes (and validates it again);
+    ``walk`` reads the fields and builds nothing.  It skips whitespace, comments
+    and punctuation unless a visitor asks for one of those types.  Given to
+    ``node.visit``, the traversal walks that node itself.
+    """
+
+    def __init__(self, context: Context, visitors: Sequence[cst.BatchableCSTVisitor]):
+        self.context = context
+        self.visits: Dict[str, list] = {}
+        self.leaves: Dict[str, list] = {}
+        for visitor in visitors:
+            for name, method in _visitor_methods(visitor).items():
+                kind, _, node_type = name.partition("_")  # visit_Call_func would never match
+                table = self.visits if kind == "visit" else self.leaves
+                table.setdefault(node_type, []).append(method)
+        visited = {getattr(cst, name, None) for name in (*self.visits, *self.leaves)}
+        self.skip_trivia = not any(isinstance(t, type) and issubclass(t, TRIVIA) for t in visited)
+        self.plans: Dict[type, tuple] = {}  # node type -> (fields, visit methods, leave methods)
+        self.walked: Dict[type, bool] = {}  # any value's type -> whether to walk it
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.walk(node)
+        return False
+
+    def _plan(self, node: cst.CSTNode) -> tuple:
+        name = type(node).__name__
+        plan = (child_fields(node), tuple(self.visits.get(name, ())), tuple(self.leaves.get(name, ())))
+        self.plans[type(node)] = plan
+        return plan
+
+    def _walks(self, kind: type) -> bool:
+        walks = issubclass(kind, cst.CSTNode) and not (self.skip_trivia and issubclass(kind, TRIVIA))
+        self.walked[kind] = walks
+        return walks
+
+    def walk(self, node: cst.CSTNode) -> None:
+        fields, visits, leaves = self.plans.get(type(node)) or self._plan(node)
+        walked = self.walked
+        self.context.enter(node)
+        for method in visits:
+            method(node)
+        for name in fields:
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                for item in value:
+                    walks = walked.get(type(item))
+                    if walks or (walks is None and self._walks(type(item))):
+                        self.walk(item)
+            else:
+                walks = walked.get(kind)
+                if walks or (walks is None and self._walks(kind)):
+                    self.walk(value)
+        for method in leaves:
+            method(node)
+        self.context.exit(node)
