@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tflint_effective.frontends import cli, files
+from tflint_effective.frontends import cli, files, one_file
 
 OTHER = "import tensorflow.compat.v1 as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)\n"
 OTHER_FIXED = OTHER.replace("keep_dims", "keepdims")
@@ -211,14 +211,14 @@ def test_notebooks_with_odd_metadata_are_linted(tmp_path, capsys, content):
 
 def test_a_crash_on_one_file_is_reported_and_the_run_goes_on(tree, capsys, monkeypatch):
     (tree / "bad.py").write_text(OTHER)
-    lint = cli._lint
+    lint = one_file._lint
 
     def crashes_on_bad(name, document, options):
         if name.endswith("bad.py"):
             raise RuntimeError("boom")
         return lint(name, document, options)
 
-    monkeypatch.setattr(cli, "_lint", crashes_on_bad)
+    monkeypatch.setattr(one_file, "_lint", crashes_on_bad)
     status, out, _ = run(capsys, "check", str(tree))
     assert (status, out) == (2, [
         f"{tree / 'bad.py'}:1:1: TFE000 internal error in tflint-effective, please report: RuntimeError: boom",

@@ -22,7 +22,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tfe_testing import FIXTURES, ROOT, dedent, load_module
 from tflint_effective.engine import piecewise
-from tflint_effective.frontends import cli
+from tflint_effective.frontends import cli, one_file
 from tflint_effective.analysis.context import Context
 from tflint_effective.engine.lint import lint_source
 from tflint_effective.engine.positions import positions
@@ -271,7 +271,7 @@ def test_cache_serves_unchanged_files_and_misses_on_any_change(tmp_path, capsys,
         captured = capsys.readouterr()
         return "not taken from the cache" in captured.out + captured.err
 
-    monkeypatch.setattr(cli, "_lint", not_cached)
+    monkeypatch.setattr(one_file, "_lint", not_cached)
     assert cli.main(["check", "-j1", "m.py"]) == 1
     assert capsys.readouterr().out == first
     for changed in (["--select", "TFE101"], ["--severity", "error"], ["--no-cache"], ["--no-prefilter"]):

@@ -190,3 +190,23 @@ def dumps(data: dict, like: str) -> str:
     indent = len(match.group(1)) if match else None
     text = json.dumps(data, indent=indent, ensure_ascii=like.isascii())
     return text + "\n" if like.endswith("\n") else text
+
+
+class PythonFile:
+    """A .py file; same interface as ``Notebook``."""
+
+    def __init__(self, text: str):
+        self.text = self.source = text  # as stored / as linted
+
+    def locate(self, line: int) -> Tuple[Optional[int], int]:
+        return None, line
+
+    def same_cell(self, diagnostic) -> bool:
+        return True
+
+    def rewrite(self, fixed: str) -> Optional[str]:
+        return fixed
+
+    def diff(self, fixed: str, name: str) -> str:
+        return "".join(difflib.unified_diff(self.source.splitlines(keepends=True),
+                                            fixed.splitlines(keepends=True), f"a/{name}", f"b/{name}"))
