@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import textwrap
+import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar, Mapping, Optional, Tuple, Union
 
@@ -22,8 +23,28 @@ if TYPE_CHECKING:  # pragma: no cover
     from .analysis.context import Context
 
 __all__ = ["DISPLAY_ONLY", "ERROR", "INFO", "MODES", "MODE_NAMES", "SAFE", "SEVERITY_RANK", "UNSAFE", "WARNING",
-           "Fix", "Report", "Rule"]  # what a rule module imports
+           "Fix", "Report", "Rule", "per_mode"]  # what a rule module imports
 
+Severity = Union[str, Mapping[str, Optional[str]]]
+
+
+def per_mode(default: Union[Severity, None], **modes: Optional[str]) -> Mapping[str, Optional[str]]:
+    """A severity per execution mode: ``per_mode(WARNING, G=None)`` is a warning in every
+    mode but TF1 graph mode, where the rule is off; ``per_mode(other, F=INFO)`` changes one
+    mode of another table.  Unknown modes or levels raise."""
+    unknown = set(modes) - set(MODES)
+    if unknown:
+        raise ValueError(f"unknown execution modes {sorted(unknown)}; modes are {MODES}")
+    base = default if isinstance(default, Mapping) else dict.fromkeys(MODES, default)
+    table = {mode: modes.get(mode, base[mode]) for mode in MODES}
+    for level in table.values():
+        _check_level(level)
+    return types.MappingProxyType(table)
+
+
+def _check_level(level: Optional[str]) -> None:
+    if level is not None and level not in SEVERITY_RANK:
+        raise ValueError(f"unknown severity {level!r}; severities are {sorted(SEVERITY_RANK)}")
 
 
 @dataclass(frozen=True)
@@ -45,7 +66,7 @@ class Report:
     node: cst.CSTNode
     message: str
     fix: Optional[Fix]
-    severity: Union[str, Mapping[str, Optional[str]], None]
+    severity: Severity
     mode: Callable[[], str]  # settled after the traversal
 
 
@@ -54,8 +75,8 @@ class Rule(cst.BatchableCSTVisitor):
 
     CODE: ClassVar[str] = ""
     MESSAGE: ClassVar[str] = ""
-    # One severity for every mode, or a mapping mode -> severity (None: off).
-    SEVERITY: ClassVar[Union[str, Mapping[str, Optional[str]]]] = WARNING
+    # One severity for every mode, or ``per_mode(...)`` (None: off in that mode).
+    SEVERITY: ClassVar[Severity] = WARNING
     FIX_SAFETY: ClassVar[str] = DISPLAY_ONLY
     BAD: ClassVar[str] = ""
     GOOD: ClassVar[str] = ""
@@ -64,6 +85,17 @@ class Rule(cst.BatchableCSTVisitor):
         super().__init__()
         self.context = context
         self._sink = sink
+        self.setup()
+
+    def setup(self) -> None:
+        """Per-file state of the rule (called once per file, before the traversal)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if isinstance(cls.SEVERITY, str):
+            _check_level(cls.SEVERITY)
+        elif not (isinstance(cls.SEVERITY, Mapping) and set(cls.SEVERITY) == set(MODES)):
+            raise TypeError(f"{cls.__name__}.SEVERITY: a severity or per_mode(...), not {cls.SEVERITY!r}")
 
     # -- metadata ---------------------------------------------------------
     @classmethod
@@ -103,7 +135,7 @@ class Rule(cst.BatchableCSTVisitor):
         message: Optional[str] = None,
         *,
         fix: Union[Fix, cst.CSTNode, None] = None,
-        severity: Union[str, Mapping[str, Optional[str]], None] = None,
+        severity: Optional[Severity] = None,
     ) -> None:
         """Report ``node``; ``fix`` may be a bare replacement node (safe)."""
         if fix is not None and not isinstance(fix, Fix):

@@ -12,21 +12,15 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 import libcst as cst
 
 from .names import Assigned, Import
+from .tf_api import LOG, REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, with_math
 from .syntax import has_star_args
 
-LOG = frozenset({"log", "math.log"})
-EXP = frozenset({"exp", "math.exp"})
-SOFTMAX = frozenset({"nn.softmax", "math.softmax"})
-SIGMOID = frozenset({"sigmoid", "math.sigmoid", "nn.sigmoid"})
-REDUCE_SUM = frozenset({"reduce_sum", "math.reduce_sum"})
-REDUCE_MAX = frozenset({"reduce_max", "math.reduce_max"})
 # A shift computed from these makes ``exp(x - shift)`` stable (at most ``exp(0)`` for the largest x).
-SHIFTS = REDUCE_MAX | {"reduce_logsumexp", "math.reduce_logsumexp"}
-NON_NEGATIVE = frozenset({"square", "math.square", "abs", "math.abs", "exp", "math.exp", "sqrt",
-                          "math.sqrt", "math.squared_difference", "norm", "linalg.norm"})
-REDUCE_SUM_OR_MEAN = REDUCE_SUM | {"reduce_mean", "math.reduce_mean"}
-GUARDS = frozenset({"clip_by_value", "maximum", "math.maximum"})
-LOG_SOFTMAX = ("nn.log_softmax", "math.log_softmax")  # the cure of log(softmax), in both APIs
+SHIFTS = REDUCE_MAX | REDUCE_LOGSUMEXP
+NON_NEGATIVE = with_math("square", "abs", "exp", "sqrt") | {"math.squared_difference", "norm", "linalg.norm"}
+REDUCE_SUM_OR_MEAN = with_math("reduce_sum", "reduce_mean")
+GUARDS = with_math("maximum") | {"clip_by_value"}
+CURE_LOG_SOFTMAX = ("nn.log_softmax", "math.log_softmax")  # the cure of log(softmax), in both APIs
 FIRST_PARAMETERS = ("x", "logits", "input_tensor")
 # Parts of TensorFlow paths whose ops give a new value on every call.
 NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "categorical")
@@ -54,6 +48,20 @@ def produced_by(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
         if name is not None and name.path in paths:
             return Produced(value, named)
     return None
+
+
+def produced_chain(context, expr: Optional[cst.BaseExpression], *steps) -> Optional[List[Produced]]:
+    """``expr`` computed by one of ``steps[0]``, whose operand is computed by one of
+    ``steps[1]``, and so on: the calls, outermost first; None when a link is missing.
+    ``produced_chain(c, x, REDUCE_SUM, EXP)`` matches ``reduce_sum(exp(...))``."""
+    found: List[Produced] = []
+    for paths in steps:
+        produced = None if expr is None else produced_by(context, expr, paths)
+        if produced is None:
+            return None
+        found.append(produced)
+        expr = operand(produced.call)
+    return found
 
 
 def operand(call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -222,7 +230,7 @@ def log_softmax_fix(context, log: cst.Call) -> Optional[cst.Call]:
     softmax, guarded = log_of_softmax(context, log)
     if guarded or not may_move(context, softmax.named, *(a.value for a in softmax.call.args)):
         return None
-    func = spell(context, compat_of(context, softmax.call), LOG_SOFTMAX, (softmax.call.func, log.func))
+    func = spell(context, compat_of(context, softmax.call), CURE_LOG_SOFTMAX, (softmax.call.func, log.func))
     return softmax.call.with_changes(func=func, lpar=(), rpar=()) if func is not None else None
 
 

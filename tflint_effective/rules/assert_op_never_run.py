@@ -28,7 +28,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from ..analysis.syntax import call_arg
-from ..rule import ERROR, Rule
+from ..rule import ERROR, Rule, per_mode
 
 # Return a copy of their first argument that runs the check when computed.
 PASS_THROUGH = {"Print", "check_numerics", "debugging.check_numerics", "verify_tensor_all_finite",
@@ -47,7 +47,7 @@ class AssertOpNeverRun(Rule):
     """Assert or Print op whose result nothing depends on: pruned in graph mode."""
 
     CODE = "TFE311"
-    SEVERITY = {"G": ERROR, "F": None, "F0": None, "E": None}
+    SEVERITY = per_mode(None, G=ERROR)
     BAD = """
         check = tf.debugging.assert_positive(x)
         y = x / tf.reduce_sum(x, axis=None)
@@ -58,8 +58,7 @@ class AssertOpNeverRun(Rule):
             y = x / tf.reduce_sum(x, axis=None)
     """
 
-    def __init__(self, context, sink):
-        super().__init__(context, sink)
+    def setup(self) -> None:
         self.pending = {}  # (id(owner scope), name) -> [(call, name, owner, loop)]: not read since
         self.pending_names = set()  # a cheap filter for visit_Name
 

@@ -14,15 +14,13 @@ Known problems: keywords passed through ``**kwargs`` are not seen.
 """
 import libcst as cst
 
+from ..analysis.tf_api import REDUCTIONS, with_math
 from ..rule import SAFE, WARNING, Rule
 
-REDUCTIONS = ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-              "reduce_any", "reduce_all", "reduce_logsumexp", "count_nonzero")
 BOTH = {"reduction_indices": "axis", "keep_dims": "keepdims"}
 # The functions (v1 API) that accept the old keywords, and what each renames.
 RENAMES = {
-    **{name: BOTH for name in REDUCTIONS},
-    **{f"math.{name}": BOTH for name in REDUCTIONS},
+    **dict.fromkeys(with_math(*REDUCTIONS), BOTH),
     "reduce_join": BOTH,
     "strings.reduce_join": BOTH,
     "norm": {"keep_dims": "keepdims"},

@@ -27,8 +27,9 @@ detected.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import (LOG, SIGMOID, compat_of, may_move, operand, produced_by, spell,
+from ..analysis.numeric_patterns import (compat_of, may_move, operand, produced_by, spell,
                                 through_name, unguarded)
+from ..analysis.tf_api import LOG, SIGMOID
 from ..rule import ERROR, SAFE, Rule
 
 CURE = ("math.log_sigmoid",)

@@ -23,8 +23,8 @@ assigned in between is not detected.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import (EXP, LOG, REDUCE_SUM, compat_of, is_max_shifted, may_move, operand,
-                                produced_by, spell)
+from ..analysis.numeric_patterns import compat_of, is_max_shifted, may_move, operand, produced_chain, spell
+from ..analysis.tf_api import EXP, LOG, REDUCE_SUM
 from ..rule import ERROR, SAFE, Rule
 
 CURE = ("reduce_logsumexp", "math.reduce_logsumexp")
@@ -47,11 +47,13 @@ class LogOfSumExp(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
-        argument = operand(node) if name is not None and name.path in LOG else None
-        total = produced_by(self.context, argument, REDUCE_SUM) if argument is not None else None
-        summed = operand(total.call) if total is not None else None
-        exp = produced_by(self.context, summed, EXP) if summed is not None else None
-        x = operand(exp.call) if exp is not None else None
+        if name is None or name.path not in LOG:
+            return
+        chain = produced_chain(self.context, operand(node), REDUCE_SUM, EXP)
+        if chain is None:
+            return
+        total, exp = chain
+        x = operand(exp.call)
         if x is None or is_max_shifted(self.context, x):
             return
         self.report(node, fix=self._fix(node, total.call, x, total.named or exp.named))

@@ -38,12 +38,12 @@ from typing import Optional
 
 import libcst as cst
 
-from ..analysis.numeric_patterns import (EXP, REDUCE_SUM, Produced, compat_of, importable, is_max_shifted,
+from ..analysis.numeric_patterns import (Produced, compat_of, importable, is_max_shifted,
                                 is_non_positive, is_pure, keyword, may_move, operand, produced_by, spell)
 from ..analysis.syntax import call_arg, has_star_args
+from ..analysis.tf_api import DIVISIONS, EXP, REDUCE_SUM
 from ..rule import ERROR, SAFE, Fix, Rule
 
-DIVISIONS = {"divide", "math.divide", "truediv", "math.truediv"}
 CURE = ("nn.softmax", "math.softmax")
 ANY_RANK_CURE = ("tflint_effective.runtime_checks", "softmax")
 

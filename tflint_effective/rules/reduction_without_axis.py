@@ -25,16 +25,12 @@ lists of scalars built by helpers are reported.
 import libcst as cst
 
 from ..analysis.syntax import has_star_args
-from ..rule import WARNING, Rule
 from ..analysis.context import NUMBER, SCALAR
+from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
+from ..rule import WARNING, Rule
 
 # Every spelling takes the axis as its second parameter.
-REDUCTIONS = {
-    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any",
-    "reduce_all", "reduce_logsumexp", "count_nonzero",
-}
-MATH_ONLY = {"reduce_std", "reduce_variance", "reduce_euclidean_norm"}
-TARGETS = REDUCTIONS | {f"math.{name}" for name in REDUCTIONS | MATH_ONLY}
+TARGETS = with_math(*REDUCTIONS) | {f"math.{name}" for name in MATH_ONLY_REDUCTIONS}
 AXIS_KEYWORDS = ("axis", "reduction_indices")  # TF1's spelling: TFE102 asks to rename it
 
 

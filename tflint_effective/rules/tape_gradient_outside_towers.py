@@ -23,7 +23,7 @@ from typing import Dict, List, Tuple
 import libcst as cst
 
 from ..analysis.device_scopes import TowerTracker, Towers
-from ..rule import MODES, WARNING, Rule
+from ..rule import WARNING, Rule, per_mode
 
 TAPES = {"GradientTape", "autodiff.GradientTape"}
 
@@ -36,7 +36,7 @@ class TapeGradientOutsideTowers(Rule):
                "their device scopes, so the whole backward pass runs on one device; take each "
                "tower's gradient inside its `tf.device` scope, use "
                "`runtime_checks.tower_gradients`, or `tf.distribute.MirroredStrategy`")
-    SEVERITY = {**dict.fromkeys(MODES, WARNING), "G": None}
+    SEVERITY = per_mode(WARNING, G=None)
     BAD = """
         with tf.GradientTape() as tape:
             for i, device in enumerate(devices):
@@ -52,9 +52,8 @@ class TapeGradientOutsideTowers(Rule):
                 grads.append(tape.gradient(loss, model.trainable_variables))
     """
 
-    def __init__(self, context, sink):
-        super().__init__(context, sink)
-        self.tracker = TowerTracker(context)
+    def setup(self) -> None:
+        self.tracker = TowerTracker(self.context)
         self.tapes: Dict[Tuple[int, str], Towers] = {}  # (id of scope, tape name) -> its towers
         self.opened: List[cst.With] = []
 

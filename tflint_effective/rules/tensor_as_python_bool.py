@@ -31,14 +31,15 @@ from typing import Iterator, Tuple
 
 import libcst as cst
 
-from ..rule import ERROR, INFO, WARNING, Rule
+from ..analysis.tf_api import with_math
+from ..rule import ERROR, INFO, WARNING, Rule, per_mode
 
-AUTOGRAPH_CONVERTS = {"G": ERROR, "F0": ERROR, "F": WARNING, "E": WARNING}
-SCALAR_BOOLEAN = {**AUTOGRAPH_CONVERTS, "F": INFO}
-AUTOGRAPH_LEAVES = {**AUTOGRAPH_CONVERTS, "F": ERROR}
+AUTOGRAPH_CONVERTS = per_mode(WARNING, G=ERROR, F0=ERROR)
+SCALAR_BOOLEAN = per_mode(AUTOGRAPH_CONVERTS, F=INFO)
+AUTOGRAPH_LEAVES = per_mode(AUTOGRAPH_CONVERTS, F=ERROR)
 EQUALITY = (cst.Equal, cst.NotEqual)
 ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
-BOOLEAN_REDUCTIONS = {"reduce_any", "reduce_all", "math.reduce_any", "math.reduce_all"}
+BOOLEAN_REDUCTIONS = with_math("reduce_any", "reduce_all")
 ALTERNATIVE = {
     cst.If: "`tf.cond` (or `tf.where` element-wise)", cst.IfExp: "`tf.cond` / `tf.where`",
     cst.While: "`tf.while_loop`", cst.Assert: "`tf.debugging.assert_*`",
@@ -103,7 +104,7 @@ class TensorAsPythonBool(Rule):
             if self.context.is_tensor(operand):
                 severity = self._severity(operand, converted_by)
             elif self._is_tensor_equality(operand):
-                severity = {**self._severity(operand, converted_by), "G": None}
+                severity = per_mode(self._severity(operand, converted_by), G=None)
             else:
                 continue
             none_check = " (or `is None` if a None check was meant)" if isinstance(operand, cst.Name) else ""
@@ -111,7 +112,7 @@ class TensorAsPythonBool(Rule):
             self.report(operand, self.MESSAGE.format(alternative=alternative, none_check=none_check),
                         severity=severity)
 
-    def _severity(self, operand: cst.BaseExpression, converted_by: cst.CSTNode) -> dict:
+    def _severity(self, operand: cst.BaseExpression, converted_by: cst.CSTNode):
         if isinstance(converted_by, (cst.Assert, cst.CompIf, cst.Call)):
             return AUTOGRAPH_LEAVES
         return SCALAR_BOOLEAN if self._is_scalar_boolean(operand) else AUTOGRAPH_CONVERTS

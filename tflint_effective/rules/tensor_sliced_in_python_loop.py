@@ -35,15 +35,15 @@ import libcst as cst
 
 from ..analysis.loops import enclosing_loops, is_python_int, names_in, range_arguments
 from ..analysis.syntax import call_arg, has_star_args
-from ..rule import DISPLAY_ONLY, MODES, WARNING, Rule
+from ..rule import DISPLAY_ONLY, MODES, WARNING, Rule, per_mode
 
 # Slicing ops and the keyword of the sliced tensor (always the first parameter).
 SLICING_OPS = {"slice": "input_", "strided_slice": "input_", "gather": "params",
                "gather_nd": "params"}
 FEW_ITERATIONS = 4
-EVERYWHERE = dict.fromkeys(MODES, WARNING)
-UNLESS_AUTOGRAPH = {**EVERYWHERE, "F": None}
-EAGER_ONLY = {**dict.fromkeys(MODES), "E": WARNING}
+EVERYWHERE = per_mode(WARNING)
+UNLESS_AUTOGRAPH = per_mode(WARNING, F=None)
+EAGER_ONLY = per_mode(None, E=WARNING)
 
 
 class TensorSlicedInPythonLoop(Rule):
@@ -94,7 +94,7 @@ class TensorSlicedInPythonLoop(Rule):
                 or self.context.is_shape_vector(sliced)):
             return None
         modes = [self._modes(loop) for loop in loops]
-        return {mode: WARNING if any(m[mode] for m in modes) else None for mode in MODES}
+        return per_mode(None, **{mode: WARNING for mode in MODES if any(m[mode] for m in modes)})
 
     def _modes(self, loop):
         bounds = range_arguments(self.context, loop.iter)

@@ -31,7 +31,7 @@ import libcst as cst
 
 from ..analysis.device_scopes import TowerTracker
 from ..analysis.syntax import call_arg, has_star_args
-from ..rule import ERROR, MODES, SAFE, WARNING, Fix, Rule
+from ..rule import ERROR, SAFE, WARNING, Fix, Rule, per_mode
 
 KEYWORD = "colocate_gradients_with_ops"
 # Position of the keyword among the positional parameters (after self).
@@ -47,7 +47,7 @@ class UncolocatedTowerGradients(Rule):
                "`tf.device` scope (`runtime_checks.tower_gradients`)")
     V2_MESSAGE = (f"TF2 `tf.gradients` always colocates and rejects `{KEYWORD}=` (TypeError); "
                   "remove it")
-    SEVERITY = {**dict.fromkeys(MODES), "G": WARNING}
+    SEVERITY = per_mode(None, G=WARNING)
     FIX_SAFETY = SAFE
     BAD = """
         for i in range(2):
@@ -59,9 +59,8 @@ class UncolocatedTowerGradients(Rule):
         train_op = optimizer.minimize(tf.add_n(losses), colocate_gradients_with_ops=True)
     """
 
-    def __init__(self, context, sink):
-        super().__init__(context, sink)
-        self.tracker = TowerTracker(context)
+    def setup(self) -> None:
+        self.tracker = TowerTracker(self.context)
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
@@ -76,7 +75,7 @@ class UncolocatedTowerGradients(Rule):
         if method == "v2 gradients":
             if arg is not None:
                 fix = Fix(_without(node, arg), target=node) if _is_literal(arg, "True") else None
-                self.report(arg, self.V2_MESSAGE, fix=fix, severity=dict.fromkeys(MODES, ERROR))
+                self.report(arg, self.V2_MESSAGE, fix=fix, severity=ERROR)
         elif arg is not None:
             if _is_literal(arg, "False") and self._outside_towers():
                 self.report(node)
