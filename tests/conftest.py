@@ -7,9 +7,13 @@ runs), so multi-device code is exercised on any machine without
 ``allow_soft_placement``.  The ``device`` parameter runs a test on the CPU and
 on every GPU TensorFlow can see; GPU cases skip with a reason when there is none.
 """
+import configparser
 import functools
+import importlib.metadata
 import importlib.util
 import os
+import pathlib
+import re
 
 import pytest
 
@@ -73,3 +77,26 @@ def pytest_generate_tests(metafunc):
 def _private_result_cache(tmp_path_factory, monkeypatch):
     """Each test gets an empty cache of check results, never the user's (see cache.py)."""
     monkeypatch.setenv("TFLINT_EFFECTIVE_CACHE_DIR", str(tmp_path_factory.mktemp("result-cache")))
+
+
+def _libcst_too_old():
+    """The reason to skip everything when the installed libcst is older than setup.cfg allows."""
+    config = configparser.ConfigParser()
+    config.read(pathlib.Path(__file__).resolve().parent.parent / "setup.cfg")
+    wanted = re.search(r"libcst>=([\d.]+)", config["options"]["install_requires"]).group(1)
+    have = importlib.metadata.version("libcst")
+    as_tuple = lambda text: tuple(int(p) for p in re.findall(r"\d+", text)[:3])  # noqa: E731
+    if as_tuple(have) < as_tuple(wanted):
+        return f"libcst {have} is installed, setup.cfg needs >= {wanted}: pip install -U '.[test]'"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """``tensorflow`` marks every test that takes the ``tf`` fixture (``-m "not tensorflow"``
+    is the quick inner loop); everything skips with the reason when libcst is too old."""
+    too_old = _libcst_too_old()
+    for item in items:
+        if "tf" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.tensorflow)
+        if too_old:
+            item.add_marker(pytest.mark.skip(reason=too_old))

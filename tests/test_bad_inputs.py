@@ -102,6 +102,7 @@ def test_a_coding_cookie_is_honoured(tmp_path, capsys):
     assert run(capsys, "check", str(path))[:2] == (1, [f"{path}:3:34: {KEEP_DIMS}"])
 
 
+@pytest.mark.slow
 def test_a_5_mb_generated_file(tmp_path, capsys):
     """A generated module with an embedded resource: 5 MB, 65,000 lines."""
     blob = base64.b64encode(random.Random(0).randbytes(3_800_000)).decode()

@@ -211,7 +211,8 @@ def test_explain_prints_the_generated_rule_text(capsys):
     assert out.splitlines()[:3] == [
         "TFE102 deprecated_reduction_keywords: " + docs.title(rule_by_code("TFE102")),
         "", "Default severity: warning. Fix: safe."]
-    assert "\nExample:\n    mean = tf.reduce_mean(x, reduction_indices=[1], keep_dims=True)\n" in out
+    assert ("\nExample:\n    import tensorflow as tf\n"
+            "    mean = tf.reduce_mean(x, reduction_indices=[1], keep_dims=True)\n") in out
 
 
 def test_explain_unknown_code_exits_2(capsys):
@@ -229,7 +230,7 @@ def test_every_rule_page_section_is_present_in_order():
 
 def test_docs_rules_md_is_current():
     page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
-    assert page == docs.rules_page(), "run: python -m tflint_effective.docs"
+    assert page == docs.rules_page(), "run: python -m tflint_effective.frontends.docs"
 
 
 def test_readme_links_to_the_rule_docs():

@@ -3,6 +3,8 @@ import ast
 import subprocess
 import sys
 
+import pytest
+
 from tfe_testing import ROOT
 from tflint_effective.frontends.flake8_plugin import Plugin
 
@@ -13,7 +15,9 @@ def _lines(command):
     return sorted(line for line in done.stdout.splitlines() if ": TFE" in line)
 
 
+@pytest.mark.slow
 def test_flake8_and_the_cli_agree_on_the_fixtures():
+    pytest.importorskip("flake8", reason="pip install '.[test]' to compare with flake8")
     flake8 = _lines(["flake8", "--isolated", "--select", "TFE", "fixtures"])
     cli = _lines(["tflint_effective", "check", "--isolated", "-q", "fixtures"])
     assert len(cli) > 40

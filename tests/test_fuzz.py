@@ -11,17 +11,20 @@ import ast
 import functools
 import textwrap
 
-import hypothesmith
 import libcst as cst
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+
+hypothesmith = pytest.importorskip("hypothesmith", reason="pip install '.[test]' for the fuzz tests")
+from hypothesis import HealthCheck, given, settings  # noqa: E402  (hypothesmith brings hypothesis)
+from hypothesis import strategies as st  # noqa: E402
 
 from tflint_effective.engine.fix import FixError, fix_source
 from tflint_effective.engine.lint import lint_source
 from tflint_effective.levels import PARSE_ERROR
 from tflint_effective.registry import all_rules
 from tfe_testing import FIXTURES
+
+pytestmark = pytest.mark.slow
 
 
 # -- the invariants ------------------------------------------------------------------

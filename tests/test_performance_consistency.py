@@ -120,11 +120,13 @@ def test_walk_and_positions_match_libcst_on_the_fixtures(path):
     assert_walk_and_positions_match_libcst(_read(path))
 
 
+@pytest.mark.slow
 def test_walk_and_positions_match_libcst_on_the_corpus(corpus_files):
     for path in corpus_files[1]:
         assert_walk_and_positions_match_libcst(_read(path))
 
 
+@pytest.mark.slow
 def test_piecewise_parse_matches_a_whole_parse_on_the_largest_corpus_files(corpus):
     largest = sorted(corpus[1], key=lambda path: path.stat().st_size)[-4:]
     for path in largest:
@@ -154,6 +156,7 @@ def test_prefilter_changes_no_finding_on_the_fixtures(path):
     assert_prefilter_changes_nothing(_read(path), str(path))
 
 
+@pytest.mark.slow
 def test_prefilter_changes_no_finding_on_the_corpus(corpus_files):
     skipped = 0
     for path in corpus_files[1]:
@@ -240,11 +243,13 @@ def assert_same_output_every_way(tree, monkeypatch):
     assert fixes[1] and _cli("fix", "--diff", "-j2", "--isolated", "-q", ".", cwd=tree) == fixes
 
 
+@pytest.mark.slow
 def test_cli_output_is_identical_with_workers_cache_and_prefilter_on_the_fixtures(tmp_path, monkeypatch):
     shutil.copytree(FIXTURES, tmp_path / "tree")
     assert_same_output_every_way(tmp_path / "tree", monkeypatch)
 
 
+@pytest.mark.slow
 def test_cli_output_is_identical_with_workers_cache_and_prefilter_on_the_corpus(
         corpus_files, tmp_path, monkeypatch):
     root, files = corpus_files

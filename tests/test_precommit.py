@@ -32,6 +32,8 @@ NOTEBOOK = {
     "nbformat": 4, "nbformat_minor": 5,
 }
 
+pytestmark = pytest.mark.slow
+
 
 def dumps(notebook):
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

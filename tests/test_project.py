@@ -19,7 +19,7 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 
 def test_readme_rule_table_is_current():
-    assert docs.with_rule_table(readme()) == readme(), "run: python -m tflint_effective.docs"
+    assert docs.with_rule_table(readme()) == readme(), "run: python -m tflint_effective.frontends.docs"
 
 
 def test_importing_the_linter_does_not_import_tensorflow():

@@ -6,7 +6,6 @@ import sys
 import textwrap
 
 import libcst as cst
-import numpy as np
 
 
 from tflint_effective import registry
@@ -91,6 +90,8 @@ def assert_same_values(actual, expected, rtol=1e-6, atol=1e-6, where="result"):
         for i, (a, e) in enumerate(zip(actual, expected)):
             assert_same_values(a, e, rtol, atol, f"{where}[{i}]")
     else:
+        import numpy as np  # a test dependency; the linter itself never needs it
+
         a, e = np.asarray(to_numpy(actual)), np.asarray(to_numpy(expected))
         assert a.shape == e.shape, f"{where}: shape {a.shape} != {e.shape}"
         if a.dtype.kind in "fc" or e.dtype.kind in "fc":

@@ -78,6 +78,8 @@ class Rule(cst.BatchableCSTVisitor):
     # One severity for every mode, or ``per_mode(...)`` (None: off in that mode).
     SEVERITY: ClassVar[Severity] = WARNING
     FIX_SAFETY: ClassVar[str] = DISPLAY_ONLY
+    # BAD and GOOD are run by the tests (after EXAMPLE_HEADER): BAD must report CODE, GOOD nothing.
+    EXAMPLE_HEADER: ClassVar[str] = "import tensorflow as tf\n"
     BAD: ClassVar[str] = ""
     GOOD: ClassVar[str] = ""
 

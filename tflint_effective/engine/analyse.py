@@ -7,8 +7,7 @@ import libcst as cst
 
 from ..analysis.context import Context
 from ..rule import Report
-from .diagnostics import Diagnostic, internal_error, syntax_error
-from .lint import Analysis
+from .diagnostics import Analysis, Diagnostic, internal_error, syntax_error
 from .parse import collector_paused
 from .positions import positions
 from .suppressions import Suppressions

@@ -1,13 +1,17 @@
-"""What a lint run reports: a Diagnostic, and the TFE000 ones for files that cannot be analysed."""
+"""What a lint run reports: Diagnostics (TFE000 for files that cannot be analysed) and a
+document's whole Analysis."""
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from ..levels import PARSE_ERROR
+from .suppressions import Suppressions
 
 if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
+
     from ..rule import Fix
 
 
@@ -26,6 +30,21 @@ class Diagnostic:
     @property
     def fix_safety(self) -> Optional[str]:
         return None if self.fix is None else self.fix.safety
+
+
+@dataclass
+class Analysis:
+    """What one document gave: findings kept, findings silenced (with why), the parsed tree."""
+
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    suppressed: List[Tuple[Diagnostic, str]] = field(default_factory=list)
+    module: Optional["cst.Module"] = None  # None when skipped or unparsable
+    suppressions: Optional[Suppressions] = None
+
+    @property
+    def failed(self) -> bool:
+        """The document could not be parsed or analysed (a TFE000 finding)."""
+        return any(d.code == PARSE_ERROR for d in self.diagnostics)
 
 
 def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:

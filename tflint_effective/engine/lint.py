@@ -7,32 +7,11 @@ A file that imports no TensorFlow is not parsed by libcst at all (``prefilter``)
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
-from ..levels import PARSE_ERROR
 from .. import registry
-from .diagnostics import Diagnostic, syntax_error
+from .diagnostics import Analysis, Diagnostic, syntax_error
 from .prefilter import can_skip
-from .suppressions import Suppressions
-
-if TYPE_CHECKING:  # pragma: no cover
-    import libcst as cst
-
-
-@dataclass
-class Analysis:
-    """What one document gave: findings kept, findings silenced (with why), the parsed tree."""
-
-    diagnostics: List[Diagnostic] = field(default_factory=list)
-    suppressed: List[Tuple[Diagnostic, str]] = field(default_factory=list)
-    module: Optional["cst.Module"] = None  # None when skipped or unparsable
-    suppressions: Optional[Suppressions] = None
-
-    @property
-    def failed(self) -> bool:
-        """The document could not be parsed or analysed (a TFE000 finding)."""
-        return any(d.code == PARSE_ERROR for d in self.diagnostics)
 
 
 def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,

@@ -1,6 +1,6 @@
 """Rule documentation generated from the rule classes: README's table, docs/rules.md, explain.
 
-``python -m tflint_effective.docs`` rewrites the part of README.md between the
+``python -m tflint_effective.frontends.docs`` rewrites the part of README.md between the
 rule-table markers and the whole of docs/rules.md; tests fail when either is
 stale.  ``tflint-effective explain`` and the SARIF rule help use the same
 sections, so every rule is documented one way everywhere.
@@ -17,7 +17,7 @@ from ..levels import MODE_NAMES, MODES
 from ..registry import all_rules
 
 START, END = "<!-- rules:start -->", "<!-- rules:end -->"
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LABEL = re.compile(r"([A-Z][A-Za-z ]{1,30}):\s+(.*)", re.S)
 HEADINGS = {"Why": "Why is this bad", "Fix safety": "Fix safety", "Known problems": "Known problems"}
 CODE = "code"  # a section whose body is Python
@@ -74,8 +74,8 @@ def sections(rule) -> List[Tuple[str, str, str]]:
     what = "\n\n".join([rule.summary(), *intro])
     found = [("What it does", what, ""),
              ("Why is this bad", labelled.pop("Why", "Not documented."), ""),
-             ("Example", _code(rule.BAD), CODE),
-             ("Use instead", _code(rule.GOOD), CODE),
+             ("Example", _code(rule.EXAMPLE_HEADER, rule.BAD), CODE),
+             ("Use instead", _code(rule.EXAMPLE_HEADER, rule.GOOD), CODE),
              ("Fix safety", labelled.pop("Fix safety", rule.FIX_SAFETY + "."), ""),
              ("Known problems", labelled.pop("Known problems", "None documented."), "")]
     found += [(label, text, "") for label, text in labelled.items()]
@@ -85,8 +85,10 @@ def sections(rule) -> List[Tuple[str, str, str]]:
     return found
 
 
-def _code(code: str) -> str:
-    return textwrap.dedent(code).strip("\n") or "(none)"
+def _code(header: str, code: str) -> str:
+    """An example as the tests run it: the rule's import header, then the code."""
+    body = textwrap.dedent(code).strip("\n")
+    return header + body if body else "(none)"
 
 
 def anchor(rule) -> str:
@@ -123,7 +125,7 @@ def rule_text(rule) -> str:
 # -- docs/rules.md ------------------------------------------------------------------
 def rules_page() -> str:
     head = ("# Rules\n\n"
-            "Generated from the rule classes by `python -m tflint_effective.docs`; edit the rule "
+            "Generated from the rule classes by `python -m tflint_effective.frontends.docs`; edit the rule "
             "modules, not this file. `tflint-effective explain CODE` prints the same text.\n\n"
             "Severity depends on the execution mode the code runs in: TF1 graph, `tf.function`, "
             "`tf.function(autograph=False)` or TF2 eager; \"off\" means the pattern is fine "

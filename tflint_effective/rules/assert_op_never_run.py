@@ -48,6 +48,7 @@ class AssertOpNeverRun(Rule):
 
     CODE = "TFE311"
     SEVERITY = per_mode(None, G=ERROR)
+    EXAMPLE_HEADER = "import tensorflow.compat.v1 as tf\n"
     BAD = """
         check = tf.debugging.assert_positive(x)
         y = x / tf.reduce_sum(x, axis=None)

@@ -57,13 +57,13 @@ class TensorAsPythonBool(Rule):
                "use {alternative}{none_check}")
     SEVERITY = AUTOGRAPH_CONVERTS
     BAD = """
-        if tf.reduce_sum(x) > 0:
+        if tf.reduce_sum(x, axis=None) > 0:
             y = x
         else:
             y = -x
     """
     GOOD = """
-        y = tf.cond(tf.reduce_sum(x) > 0, lambda: x, lambda: -x)
+        y = tf.cond(tf.reduce_sum(x, axis=None) > 0, lambda: x, lambda: -x)
     """
 
     def visit_If(self, node: cst.If) -> None:

@@ -56,11 +56,13 @@ class TensorSlicedInPythonLoop(Rule):
     SEVERITY = WARNING
     FIX_SAFETY = DISPLAY_ONLY
     BAD = """
+        x = tf.random.normal([500, 10])
         z = tf.zeros([10])
         for i in range(500):
             z += x[i]
     """
     GOOD = """
+        x = tf.random.normal([500, 10])
         z = tf.reduce_sum(x, axis=0)
     """
 

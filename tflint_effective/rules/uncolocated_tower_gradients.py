@@ -49,13 +49,21 @@ class UncolocatedTowerGradients(Rule):
                   "remove it")
     SEVERITY = per_mode(None, G=WARNING)
     FIX_SAFETY = SAFE
+    EXAMPLE_HEADER = "import tensorflow.compat.v1 as tf\n"
     BAD = """
+        optimizer = tf.train.AdamOptimizer(0.001)
+        losses = []
         for i in range(2):
             with tf.device(f"/gpu:{i}"):
                 losses.append(model(x_parts[i]))
         train_op = optimizer.minimize(tf.add_n(losses))
     """
     GOOD = """
+        optimizer = tf.train.AdamOptimizer(0.001)
+        losses = []
+        for i in range(2):
+            with tf.device(f"/gpu:{i}"):
+                losses.append(model(x_parts[i]))
         train_op = optimizer.minimize(tf.add_n(losses), colocate_gradients_with_ops=True)
     """
 
