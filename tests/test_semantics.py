@@ -44,6 +44,31 @@ TF = "import tensorflow as tf\n"
 V1 = "import tensorflow.compat.v1 as tf\n"
 
 MODE_CASES = [
+    # modes per scope: a function's own signals first, then its class's, then the module's
+    (TF + "def build():\n    x = tf.compat.v1.placeholder(tf.float32)\n    probe(x)\n"
+          "def train(m):\n    with tf.GradientTape() as tape:\n        probe(1)\n"
+          "def plain():\n    probe(2)\n", ["G", "E", "G"]),
+    (TF + "tf.compat.v1.enable_eager_execution()\n"
+          "def build():\n    sess = tf.compat.v1.Session()\n    probe(sess)\ndef plain():\n    probe(2)\n",
+     ["G", "E"]),
+    (V1 + "def step():\n    if not tf.executing_eagerly():\n        raise ValueError('eager only')\n"
+          "    probe(1)\ndef other():\n    probe(2)\n", ["E", "G"]),
+    (V1 + "def step():\n    if not tf.executing_eagerly():\n        return\n    probe(1)\n", ["E"]),
+    (V1 + "def step():\n    if not tf.executing_eagerly():\n        log('graph')\n    probe(1)\n", ["G"]),
+    (TF + "if not tf.executing_eagerly():\n    raise ImportError('TF2 only')\n"
+          "x = tf.compat.v1.placeholder(tf.float32)\nprobe(1)\n", ["E"]),
+    (TF + "tf.compat.v1.enable_eager_execution()\nclass Model:\n"
+          "    def __init__(self):\n        self.x = tf.compat.v1.placeholder(tf.float32)\n"
+          "    def loss(self):\n        probe(self.x)\ndef other():\n    probe(1)\n", ["G", "E"]),
+    (TF + "def both():\n    sess = tf.compat.v1.Session()\n    with tf.GradientTape() as t:\n        probe(1)\n",
+     ["G"]),  # conflicting signals: no verdict for the function, the module's decides
+    (TF + "with tf.Graph().as_default():\n    def f():\n        with tf.GradientTape() as t:\n"
+          "            probe(1)\n", ["G"]),  # the graph block says it outright
+    # wrappers that stand for tf.function
+    (TF + "from tf_agents.utils import common\n@common.function\ndef f(x):\n    probe(x)\n", ["F"]),
+    (TF + "from tf_agents.utils import common\ndef f(x):\n    probe(x)\ng = common.function(f)\n", ["F"]),
+    (TF + "from tf_agents.utils import common\n@common.function_in_tf1()\ndef f(x):\n    probe(x)\n", ["F"]),
+    (TF + "from myproj.utils import compiled\n@compiled\ndef f(x):\n    probe(x)\n", ["E"]),
     # module-level signals
     (TF + "probe(1)\n", ["E"]),
     (V1 + "probe(1)\n", ["G"]),
@@ -254,3 +279,35 @@ def test_mode_is_remembered_for_nodes_reported_after_the_traversal_left_them():
 
     settled = analyse(cst.parse_module(source), "<late>", [Late])
     assert [severity for _, severity in settled] == ["G"]
+
+
+def test_configured_wrappers_stand_for_tf_function():
+    from tflint_effective.analysis.context import Settings
+
+    source = TF + "from myproj.utils import compiled\n@compiled\ndef f(x):\n    probe(x)\n"
+    Probe.seen = []
+    settled = analyse(cst.parse_module(source), "<probe>", [Probe], Settings(function_decorators=("myproj.utils.compiled",)))
+    assert [severity for _, severity in settled] == ["F"]
+
+
+class TF2Probe(Rule):
+    """Reports ``probe(...)`` calls that run where the scope shows positive TF2 evidence."""
+
+    CODE = "TFE998"
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Name) and node.func.value == "probe":
+            self.report(node, severity="error", when=self.context.tf2_thunk(node))
+
+
+@pytest.mark.parametrize("source, expected", [
+    (TF + "probe(1)\n", []),
+    (TF + "@tf.function\ndef f(x):\n    probe(1)\nprobe(2)\n", ["1", "2"]),
+    (TF + "def f():\n    with tf.GradientTape() as t:\n        probe(1)\ndef g():\n    probe(2)\n", ["1", "2"]),
+    (TF + "class M(tf.keras.Model):\n    def helper(self):\n        probe(1)\n", ["1"]),
+    (TF + "tf.random.set_seed(0)\nprobe(1)\n", ["1"]),
+    (V1 + "probe(1)\n", []),
+])
+def test_tf2_evidence(source, expected):
+    settled = analyse(cst.parse_module(source), "<probe>", [TF2Probe])
+    assert [report.node.args[0].value.value for report, _ in settled] == expected

@@ -68,6 +68,7 @@ class Report:
     fix: Optional[Fix]
     severity: Severity
     mode: Callable[[], str]  # settled after the traversal
+    when: Optional[Callable[[], bool]] = None  # settled after the traversal too: False drops it
 
 
 class Rule(cst.BatchableCSTVisitor):
@@ -138,8 +139,10 @@ class Rule(cst.BatchableCSTVisitor):
         *,
         fix: Union[Fix, cst.CSTNode, None] = None,
         severity: Optional[Severity] = None,
+        when: Optional[Callable[[], bool]] = None,
     ) -> None:
-        """Report ``node``; ``fix`` may be a bare replacement node (safe)."""
+        """Report ``node``; ``fix`` may be a bare replacement node (safe).  ``when`` is a
+        condition known only after the traversal (``context.tf2_thunk(node)``)."""
         if fix is not None and not isinstance(fix, Fix):
             fix = Fix(fix)
         if fix is not None and fix.target is None:
@@ -147,5 +150,5 @@ class Rule(cst.BatchableCSTVisitor):
         self._sink(
             Report(type(self), node, message or self.MESSAGE, fix,
                    severity if severity is not None else self.SEVERITY,
-                   self.context.mode_thunk(node))
+                   self.context.mode_thunk(node), when)
         )

@@ -31,7 +31,14 @@ def test_gradient_after_the_towers_in_eager_mode_and_tf_function():
 
 
 def test_off_in_tf1_graph_mode():
-    assert severities(TAPE.replace("import tensorflow as tf", "import tensorflow.compat.v1 as tf")) == []
+    in_graph = TAPE.replace("def step", "with tf.Graph().as_default():\n  def step").replace("\n    ", "\n      ")
+    assert severities(in_graph) == []
+
+
+def test_a_tape_function_of_a_compat_v1_module_runs_eagerly_and_is_reported():
+    # GradientTape is legal in TF1 eager code and inside tf.function, so the function is not graph code
+    assert severities(TAPE.replace("import tensorflow as tf", "import tensorflow.compat.v1 as tf")) == [
+        (9, 12, "warning")]
 
 
 @pytest.mark.parametrize("source, expected", [

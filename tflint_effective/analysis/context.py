@@ -7,7 +7,8 @@ get smarter without a rule changing.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -16,26 +17,34 @@ from .names import COMPREHENSIONS, FUNCTION_LIKE, Binding, Resolver, Scope, Scop
 from .semantics import SemanticModel
 from .tf_api import TFName, shims, tf_name
 
-__all__ = ["Context", "NUMBER", "SCALAR", "TENSOR"]
+__all__ = ["Context", "NUMBER", "SCALAR", "Settings", "TENSOR"]
 
 _FUNCTION_TYPES = frozenset(FUNCTION_LIKE)
 _COMPREHENSION_TYPES = frozenset(COMPREHENSIONS)
 
 
+@dataclass(frozen=True)
+class Settings:
+    """What the configuration tells the analysis about a project."""
+
+    tensorflow_modules: Tuple[str, ...] = ()  # modules that re-export TensorFlow
+    function_decorators: Tuple[str, ...] = ()  # project wrappers that stand for tf.function
+
+
 class Context:
     """What rules may ask about the file being linted, at the current node."""
 
-    def __init__(self, module: cst.Module, path: str, tensorflow_modules: Sequence[str] = ()):
+    def __init__(self, module: cst.Module, path: str, settings: Settings = Settings()):
         self.module = module
         self.path = path
-        self._table = ScopeTable(module, shims(tensorflow_modules))
+        self._table = ScopeTable(module, shims(settings.tensorflow_modules))
         self._resolver = Resolver(self._table)
         self.ancestors: List[cst.CSTNode] = []
         self._scopes: List[Scope] = [self._table.root]
-        self.semantics = SemanticModel(self)
         # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
         # and every rule asks about the same calls; the node is kept so its id is not reused.
         self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
+        self.semantics = SemanticModel(self, settings.function_decorators)
 
     # -- where the traversal is ---------------------------------------------------
     @property
@@ -120,6 +129,11 @@ class Context:
         """The mode (``G``, ``F``, ``F0``, ``E``) of ``node``'s scope, settled after the traversal;
         ask while the traversal is at or inside ``node``."""
         return self.semantics.mode_thunk(node)
+
+    def tf2_thunk(self, node: cst.CSTNode) -> Callable[[], bool]:
+        """Whether ``node``'s scopes show positive TF2 evidence (``tf.function``, ``GradientTape``,
+        a Keras subclass, a TF2-only API), settled after the traversal like ``mode_thunk``."""
+        return self.semantics.tf2_thunk(node)
 
     # -- called by the traversal around every node ---------------------------------
     def enter(self, node: cst.CSTNode) -> None:

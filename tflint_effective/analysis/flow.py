@@ -136,13 +136,6 @@ class Flow:
             self.function_mode[node] = "E"  # a graph or tf.function never runs it
             self.mode_stack.append(node)
 
-    def _tests_eager(self, test: cst.BaseExpression) -> bool:
-        """``tf.executing_eagerly()``, possibly ``and``-ed with other conditions."""
-        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-            return self._tests_eager(test.left) or self._tests_eager(test.right)
-        name = self.context.tf_call(test)
-        return name is not None and name.leaf == "executing_eagerly"
-
     def leave_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         self._leave_block(node)
 

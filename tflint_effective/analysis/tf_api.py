@@ -110,6 +110,13 @@ TF1_ONLY = {
 TF1_ONLY_PREFIXES = ("layers.", "contrib.", "nn.rnn_cell.")
 EAGER_SIGNALS = {"enable_eager_execution", "enable_v2_behavior"}
 
+# Wrappers that stand for ``tf.function`` (the ``function-decorators`` setting adds more).
+FUNCTION_WRAPPERS = {"tf_agents.utils.common.function": "F", "tf_agents.utils.common.function_in_tf1": "F"}
+TAPES = {"GradientTape", "autodiff.GradientTape"}
+# Names only TensorFlow 2 has: positive evidence that a scope is TF2 code.
+TF2_ONLY = {"random.set_seed", "summary.create_file_writer", "config.list_physical_devices",
+            "config.list_logical_devices", "experimental.numpy", "keras.optimizers.legacy",
+            "summary.scalar", "function"}
 # Calls that trace the function given as first argument, and the mode its body runs in.
 TRACERS = {"function": "F", "autograph.to_graph": "F", "wrap_function": "F0",
            "py_function": "E", "numpy_function": "E", "py_func": "E"}

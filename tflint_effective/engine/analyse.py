@@ -5,7 +5,7 @@ from typing import List, Sequence, Tuple
 
 import libcst as cst
 
-from ..analysis.context import Context
+from ..analysis.context import Context, Settings
 from ..rule import Report
 from .diagnostics import Analysis, Diagnostic, internal_error, syntax_error
 from .parse import collector_paused
@@ -15,9 +15,9 @@ from .traversal import Traversal
 
 
 def lint_parsed(module: cst.Module, source: str, path: str, rule_classes: Sequence[type], *,
-                noqa: bool = True, tensorflow_modules: Sequence[str] = ()) -> Analysis:
+                noqa: bool = True, settings: Settings = Settings()) -> Analysis:
     """The rest of the pipeline for ``source`` already parsed into ``module``."""
-    diagnostics = lint_module(module, path, rule_classes, tensorflow_modules)
+    diagnostics = lint_module(module, path, rule_classes, settings)
     analysis = Analysis(diagnostics, module=module)
     if noqa:
         analysis.suppressions = Suppressions.parse(source)
@@ -26,11 +26,11 @@ def lint_parsed(module: cst.Module, source: str, path: str, rule_classes: Sequen
 
 
 def lint_module(module: cst.Module, path: str, rule_classes: Sequence[type],
-                tensorflow_modules: Sequence[str] = ()) -> List[Diagnostic]:
+                settings: Settings = Settings()) -> List[Diagnostic]:
     """Diagnostics of one parsed module; a crash inside a rule becomes one TFE000."""
     try:
         with collector_paused():
-            return _diagnostics(module, path, analyse(module, path, rule_classes, tensorflow_modules))
+            return _diagnostics(module, path, analyse(module, path, rule_classes, settings))
     except RecursionError as error:
         return [syntax_error(path, "", error)]
     except Exception as error:  # the run goes on with the other files
@@ -38,14 +38,16 @@ def lint_module(module: cst.Module, path: str, rule_classes: Sequence[type],
 
 
 def analyse(module: cst.Module, path: str, rule_classes: Sequence[type],
-            tensorflow_modules: Sequence[str] = ()) -> List[Tuple[Report, str]]:
+            settings: Settings = Settings()) -> List[Tuple[Report, str]]:
     """Run the rules over ``module``; reports with their severity settled for their mode."""
-    context = Context(module, path, tensorflow_modules)
+    context = Context(module, path, settings)
     reports: List[Report] = []
     rules = [cls(context, reports.append) for cls in rule_classes]
     Traversal(context, [context.semantics, *rules]).walk(module)
     settled = []
     for report in reports:
+        if report.when is not None and not report.when():
+            continue
         severity = report.severity
         if not isinstance(severity, str):
             severity = severity.get(report.mode())

@@ -14,6 +14,7 @@ from ..levels import SAFE, UNSAFE
 from .. import registry
 from ..rule import Fix
 from .diagnostics import Diagnostic, syntax_error
+from ..analysis.context import Settings
 from .analyse import lint_parsed
 from .parse import PARSE_FAILURES, on_deep_stack, parse
 from .prefilter import can_skip
@@ -76,13 +77,14 @@ def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> Tuple[cst.Module, i
 
 def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
                unsafe_fixes: bool = False, noqa: bool = True, accept=None, *,
-               prefilter: bool = True, tensorflow_modules: Sequence[str] = ()) -> FixResult:
+               prefilter: bool = True, tensorflow_modules: Sequence[str] = (),
+               function_decorators: Sequence[str] = ()) -> FixResult:
     return on_deep_stack(_fix_source, source, path, select, ignore, unsafe_fixes, noqa, accept,
-                         prefilter, tensorflow_modules)
+                         prefilter, Settings(tuple(tensorflow_modules), tuple(function_decorators)))
 
 
 def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept, prefilter=True,
-                tensorflow_modules=()) -> FixResult:
+                settings=Settings()) -> FixResult:
     """Apply fixes until nothing changes (at most 8 passes).
 
     ``accept(diagnostic)``, when given, vetoes fixes (the CLI uses it for the
@@ -91,7 +93,7 @@ def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept, prefil
     Raises FixError, and returns nothing to write, if a pass yields code that
     does not parse: the caller leaves the file untouched.
     """
-    if prefilter and can_skip(source, tensorflow_modules):
+    if prefilter and can_skip(source, settings.tensorflow_modules):
         return FixResult(source, 0, 0, [])
     rule_classes = registry.selected_rules(select, ignore)
     allowed = {SAFE, UNSAFE} if unsafe_fixes else {SAFE}
@@ -104,7 +106,7 @@ def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept, prefil
     passes = 0
     while True:
         diagnostics = lint_parsed(module, source, path, rule_classes, noqa=noqa,
-                                  tensorflow_modules=tensorflow_modules).diagnostics
+                                  settings=settings).diagnostics
         hidden = 0 if unsafe_fixes else sum(d.fix_safety == UNSAFE for d in diagnostics)
         fixes = [d.fix for d in diagnostics if d.fix_safety in allowed and (accept is None or accept(d))]
         if not fixes or passes == MAX_FIX_PASSES:

@@ -1,0 +1,303 @@
+"""Execution modes per scope (part of the semantic model).
+
+Modes (measured on TensorFlow 2.21, see DESIGN.md):
+  G  TF1 graph mode        F   inside tf.function (autograph on)
+  F0 tf.function(autograph=False)               E   TF2 eager
+
+A node's mode is settled after the traversal (``tf.function(f)`` may follow
+``def f``).  First what the code says outright, innermost first:
+1. ``with tf.Graph().as_default():`` (G) and the body of ``if tf.executing_eagerly():`` (E);
+2. a function's declared mode: ``@tf.function`` or a known wrapper of it, ``tf.function(f)``,
+   a Keras ``call`` / ``train_step``, a ``tf.data`` ``map`` function (F, F0).
+Then signals, innermost scope first:
+3. a function's own signals: sessions, placeholders, collections... (G); ``GradientTape`` or
+   an ``if not tf.executing_eagerly(): raise/return`` guard (not G, so E); both: no verdict;
+4. the same signals gathered over the methods of the function's class;
+5. the module: G on any TF1 signal in the file (or ``import tensorflow.compat.v1 as tf``)
+   unless eager execution is enabled, else E.
+So one ``Session()`` in one function does not make a ``GradientTape`` function of the same
+file graph code.  ``tf2_evidence`` says whether a scope shows positive TF2 signals
+(``tf.function``, ``GradientTape``, Keras subclasses, TF2-only APIs).
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Set, Tuple
+
+import libcst as cst
+
+from .names import COMPREHENSIONS
+from .syntax import JUMPS, bindings_in, call_arg, dotted
+from .tf_api import (DATASET_TRACERS, EAGER_SIGNALS, FUNCTION_WRAPPERS, GRAPH_APIS, KERAS_TRACED_METHODS,
+                     TAPES, TF1_ONLY, TF1_ONLY_PREFIXES, TF2_ONLY, TRACED_KEYWORDS, TRACERS, TFName, tf_name)
+
+GRAPH, EAGER, TF2 = "graph", "eager", "tf2"  # signals a scope can show
+
+
+def _is_graph_signal(name: TFName) -> bool:
+    if name.path in GRAPH_APIS:
+        return True
+    return name.compat is None and (name.path in TF1_ONLY or name.path.startswith(TF1_ONLY_PREFIXES)
+                                    or name.path.startswith("train.") and name.path.endswith("Optimizer"))
+
+
+def _autograph_mode(call: cst.Call) -> str:
+    arg = call_arg(call, None, "autograph")
+    off = arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == "False"
+    return "F0" if off else "F"
+
+
+class Modes:
+    """The visitor methods that collect mode signals, and the settling of a node's mode."""
+
+    def _init_modes(self, function_decorators=()) -> None:
+        self.graph_signal = False
+        self.eager_signal = False
+        self.v1_main_alias = False  # ``import tensorflow.compat.v1 as tf``
+        self.v1_other_alias = False
+        self.plain_tensorflow = False  # ``import tensorflow [as x]``
+        self.mode_stack = []  # functions, lambdas, graph ``with`` blocks, eager-only blocks
+        self.function_mode: Dict[cst.CSTNode, str] = {}
+        self.traced_names: Dict[Tuple[int, str], str] = {}
+        self.keras_classes: Set[cst.ClassDef] = set()
+        self.keras_class_names: Set[Tuple[int, str]] = set()
+        self.signals: Dict[cst.CSTNode, Set[str]] = {}  # function, class or module -> signals
+        self.wrappers = {**FUNCTION_WRAPPERS, **dict.fromkeys(function_decorators, "F")}
+        self._modes: Dict[cst.CSTNode, Tuple[cst.CSTNode, ...]] = {}  # node -> its enclosing mode_stack
+        if self._guards_eager(self.context.module.body):
+            self.eager_signal = True
+
+    # == questions ========================================================
+    def mode_thunk(self, node: cst.CSTNode) -> Callable[[], str]:
+        """The mode of ``node``, settled after the traversal.
+
+        Ask while the traversal is at or inside ``node``; the answer is remembered,
+        so a rule that reports later (an unused value) gets the same mode.
+        """
+        enclosing = self._modes.setdefault(node, tuple(self.mode_stack))
+        return lambda: self._settle(enclosing)
+
+    def tf2_thunk(self, node: cst.CSTNode) -> Callable[[], bool]:
+        """Whether ``node`` runs in a scope with positive TF2 evidence, settled after the traversal."""
+        enclosing = self._modes.setdefault(node, tuple(self.mode_stack))
+        return lambda: self._tf2(enclosing)
+
+    def eager_guarded(self) -> bool:
+        """Inside ``if tf.executing_eagerly(): ...`` (and no function in between): only
+        eager execution runs this code, whatever the mode around it."""
+        return bool(self.mode_stack) and isinstance(self.mode_stack[-1], cst.BaseSuite)
+
+    @property
+    def module_mode(self) -> str:
+        graph = self.graph_signal or self.v1_main_alias or (self.v1_other_alias and not self.plain_tensorflow)
+        return "G" if graph and not self.eager_signal else "E"
+
+    def _settle(self, enclosing: Tuple[cst.CSTNode, ...]) -> str:
+        for node in reversed(enclosing):  # what the code says outright wins over signals
+            if isinstance(node, cst.With):
+                return "G"
+            mode = self._declared_mode(node)
+            if mode is not None:
+                return mode
+        for node in reversed(enclosing):
+            mode = self._signalled(node) or self._signalled(self._class_of(node))
+            if mode is not None:
+                return mode
+        return self.module_mode
+
+    def _tf2(self, enclosing: Tuple[cst.CSTNode, ...]) -> bool:
+        if self._settle(enclosing) in ("F", "F0"):
+            return True
+        scopes = [self.context.module, *enclosing, *(self._class_of(node) for node in enclosing)]
+        return any(TF2 in self.signals.get(node, ()) for node in scopes if node is not None)
+
+    def _declared_mode(self, node: cst.CSTNode) -> Optional[str]:
+        mode = self.function_mode.get(node)
+        if mode is None and isinstance(node, cst.FunctionDef):
+            mode = self.traced_names.get((id(self._def_owner(node)), node.name.value))
+        return mode
+
+    def _signalled(self, node: Optional[cst.CSTNode]) -> Optional[str]:
+        found = self.signals.get(node, ())
+        if GRAPH in found and EAGER not in found:
+            return "G"
+        if EAGER in found and GRAPH not in found:
+            return "E"
+        return None
+
+    def _class_of(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        scope = self.context.scope_of(node) if isinstance(node, cst.FunctionDef) else None
+        return scope.parent.node if scope is not None and scope.parent.is_class else None
+
+    # == signals ==========================================================
+    def _note(self, signal: str) -> None:
+        """Record ``signal`` for the innermost function (and its class) or class, or the module."""
+        scope = self.context.scope
+        while isinstance(scope.node, COMPREHENSIONS):
+            scope = scope.parent
+        self.signals.setdefault(scope.node, set()).add(signal)
+        if isinstance(scope.node, (cst.FunctionDef, cst.Lambda)) and scope.parent.is_class:
+            self.signals.setdefault(scope.parent.node, set()).add(signal)
+        if signal == TF2:
+            self.signals.setdefault(self.context.module, set()).add(signal)
+
+    def _note_name(self, name: Optional[TFName]) -> None:
+        if name is None:
+            return
+        if name.path in EAGER_SIGNALS:
+            self.eager_signal = True
+        elif _is_graph_signal(name):
+            self.graph_signal = True
+            self._note(GRAPH)
+        elif name.path in TAPES:
+            self._note(EAGER)
+            self._note(TF2)
+        elif name.path in TF2_ONLY or name.compat == "v2":
+            self._note(TF2)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            name = dotted(alias.name)
+            if name == "tensorflow":
+                self.plain_tensorflow = True
+            elif name == "tensorflow.compat.v1" and alias.asname is not None:
+                self._v1_alias(alias.asname.name)
+        self._kill(bindings_in([node]))
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = dotted(node.module) if node.module is not None else None
+        if module == "tensorflow.compat" and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                if alias.name.value == "v1":
+                    self._v1_alias(alias.asname.name if alias.asname else alias.name)
+        self._kill(bindings_in([node]))
+
+    def _v1_alias(self, local: cst.BaseExpression) -> None:
+        if isinstance(local, cst.Name) and local.value == "tf":
+            self.v1_main_alias = True
+        else:
+            self.v1_other_alias = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        parent = self.context.parent
+        if isinstance(parent, cst.Attribute) or (isinstance(parent, cst.Call) and parent.func is node):
+            return  # only the outermost chain is resolved; calls are seen in visit_Call
+        self._note_name(self.context.tf_name(node))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.context.tf_call(node)
+        self._note_name(name)
+        if name is not None and name.path in TRACERS:
+            mode = _autograph_mode(node) if name.path == "function" else TRACERS[name.path]
+            if name.path == "function":
+                self._note(TF2)
+        elif (isinstance(node.func, cst.Attribute) and node.func.attr.value in DATASET_TRACERS
+              and self.is_dataset(node.func.value)):
+            mode = "F"
+        elif self.context.qualname(node.func) in self.wrappers:
+            mode = self.wrappers[self.context.qualname(node.func)]
+        else:
+            return
+        target = call_arg(node, 0, "") or next((a for a in node.args if a.keyword and a.keyword.value in TRACED_KEYWORDS), None)
+        if target is None:
+            return
+        if isinstance(target.value, cst.Lambda):
+            self.function_mode[target.value] = mode
+        elif isinstance(target.value, cst.Name):
+            owner = self.context.owner(target.value.value)
+            self.traced_names[(id(owner), target.value.value)] = mode
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(self._is_graph_context(item.item) for item in node.items):
+            self.mode_stack.append(node)
+
+    def leave_With(self, node: cst.With) -> None:
+        if self.mode_stack and self.mode_stack[-1] is node:
+            self.mode_stack.pop()
+
+    def _is_graph_context(self, expr: cst.BaseExpression) -> bool:
+        """``tf.Graph().as_default()`` (or ``g.as_default()`` with g a tf.Graph())."""
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value == "as_default"):
+            return False
+        receiver = expr.func.value
+        if isinstance(receiver, cst.Name):
+            receiver = self.context.assigned_value(receiver) or receiver
+        if isinstance(receiver, cst.Call):
+            name = self.context.tf_name(receiver.func)
+            return name is not None and name.path == "Graph"
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._kill([(node.name.value, node)])
+        if any(self._is_keras_base(base.value) for base in node.bases if not base.keyword):
+            self.keras_classes.add(node)
+            self.keras_class_names.add((id(self.context.scope), node.name.value))
+            self.signals.setdefault(node, set()).add(TF2)
+            self.signals.setdefault(self.context.module, set()).add(TF2)
+
+    def _is_keras_base(self, base: cst.BaseExpression) -> bool:
+        """A Keras Model or Layer: tf.keras, standalone ``keras`` (Keras 3) or ``tf_keras``.
+
+        Keras traces these methods with tf.function in fit/evaluate/predict on the
+        TensorFlow backend; on other backends the body holds no TensorFlow tensors.
+        """
+        if isinstance(base, cst.Name):
+            owner = self.context.owner(base.value)
+            if (id(owner), base.value) in self.keras_class_names:
+                return True
+        qualname = self.context.qualname(base) or ""
+        name = tf_name(qualname)
+        if name is not None and name.path.startswith("keras."):
+            path = name.path[len("keras."):]
+        elif qualname.startswith(("keras.", "tf_keras.")):
+            path = qualname.partition(".")[2]
+        else:
+            return False
+        return path in ("Model", "Sequential") or (
+            path.startswith(("layers.", "models.")) and path.rsplit(".", 1)[-1][:1].isupper())
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._kill([(node.name.value, node)])
+        for decorator in node.decorators:
+            mode = self._function_decorator_mode(decorator.decorator)
+            if mode:
+                self.function_mode[node] = mode
+                self.signals.setdefault(self.context.module, set()).add(TF2)
+        scope = self.context.scope
+        if (node not in self.function_mode and node.name.value in KERAS_TRACED_METHODS
+                and scope.node in self.keras_classes):
+            self.function_mode[node] = "F"
+        if isinstance(node.body, cst.IndentedBlock) and self._guards_eager(node.body.body):
+            self.signals.setdefault(node, set()).add(EAGER)
+
+    def _function_decorator_mode(self, decorator: cst.BaseExpression) -> Optional[str]:
+        call = decorator if isinstance(decorator, cst.Call) else None
+        func = call.func if call else decorator
+        name = self.context.tf_name(func)
+        if name is None or name.path != "function":
+            return self.wrappers.get(self.context.qualname(func))
+        return _autograph_mode(call) if call else "F"
+
+    def _def_owner(self, node: cst.FunctionDef):
+        scope = self.context.scope_of(node)
+        return None if scope is None else self.context.owner(node.name.value, scope.parent)
+
+    def _tests_eager(self, test: cst.BaseExpression) -> bool:
+        """``tf.executing_eagerly()``, possibly ``and``-ed with other conditions."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._tests_eager(test.left) or self._tests_eager(test.right)
+        name = self.context.tf_call(test)
+        return name is not None and name.leaf == "executing_eagerly"
+
+    def _guards_eager(self, statements) -> bool:
+        """``if not tf.executing_eagerly(): raise ...`` (or return) among ``statements``: the
+        code after it runs eagerly only."""
+        for statement in statements:
+            if (isinstance(statement, cst.If) and isinstance(statement.test, cst.UnaryOperation)
+                    and isinstance(statement.test.operator, cst.Not)
+                    and self._tests_eager(statement.test.expression)
+                    and isinstance(statement.body, cst.IndentedBlock)):
+                last = statement.body.body[-1]
+                if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], JUMPS):
+                    return True
+        return False
