@@ -14,19 +14,22 @@ def severities(source):
 
 
 @pytest.mark.parametrize("source, expected", [
-    (TF + "t = tf.ones([])\nif t:\n    pass\nelif t > 1:\n    pass\n", [(3, 4, "TFE301"), (5, 6, "TFE301")]),
-    (TF + "t = tf.ones([])\nwhile t > 0:\n    t -= 1\n", [(3, 7, "TFE301")]),
-    (TF + "t = tf.ones([])\ny = 1 if t else 2\n", [(3, 10, "TFE301")]),
-    (TF + "t = tf.ones([])\nassert t > 0, 'negative'\n", [(3, 8, "TFE301")]),
-    (TF + "t = tf.ones([])\nb = bool(t)\n", [(3, 10, "TFE301")]),
-    (TF + "t = tf.ones([])\nys = [1 for _ in range(3) if t]\n", [(3, 30, "TFE301")]),
+    (V1 + "t = tf.ones([])\nif t:\n    pass\nelif t > 1:\n    pass\n", [(3, 4, "TFE301"), (5, 6, "TFE301")]),
+    (V1 + "t = tf.ones([])\nwhile t > 0:\n    t -= 1\n", [(3, 7, "TFE301")]),
+    (V1 + "t = tf.ones([])\ny = 1 if t else 2\n", [(3, 10, "TFE301")]),
+    (V1 + "t = tf.ones([])\nassert t > 0, 'negative'\n", [(3, 8, "TFE301")]),
+    (V1 + "t = tf.ones([])\nb = bool(t)\n", [(3, 10, "TFE301")]),
+    (V1 + "t = tf.ones([])\nys = [1 for _ in range(3) if t]\n", [(3, 30, "TFE301")]),
     # `t and u` asks for t's truth value; u's only when the whole is tested
-    (TF + "t = tf.ones([])\nu = tf.ones([])\ny = t and u\nz = u or not t\n",
+    (V1 + "t = tf.ones([])\nu = tf.ones([])\ny = t and u\nz = u or not t\n",
      [(4, 5, "TFE301"), (5, 5, "TFE301"), (5, 14, "TFE301")]),
-    (TF + "t = tf.ones([])\nif (t > 0 and t < 2) or not t:\n    pass\n",
+    (V1 + "t = tf.ones([])\nif (t > 0 and t < 2) or not t:\n    pass\n",
      [(3, 5, "TFE301"), (3, 15, "TFE301"), (3, 29, "TFE301")]),
-    (TF + "t = tf.ones([])\nif not (t > 0):\n    pass\n", [(3, 9, "TFE301")]),
-    ("from tensorflow import math as tm\nif tm.reduce_any(x > 0, axis=None):\n    pass\n", [(2, 4, "TFE301")]),
+    (V1 + "t = tf.ones([])\nif not (t > 0):\n    pass\n", [(3, 9, "TFE301")]),
+    ("from tensorflow import math as tm\n" + V1 + "if tm.reduce_any(x > 0, axis=None):\n    pass\n", [(3, 4, "TFE301")]),
+    # eager: only a tensor whose static shape shows more than one element
+    (TF + "t = tf.constant([1.0, 2.0])\nif t > 0:\n    pass\ns = tf.ones([])\nif s:\n    pass\n", [(3, 4, "TFE301")]),
+    (TF + "t = tf.zeros([2, 3])\nok = all(t > 0)\n", [(3, 10, "TFE301")]),
     (V1 + "x = tf.placeholder(tf.float32)\nif x is not None and x:\n    pass\n", [(3, 22, "TFE301")]),
 ])
 def test_findings(source, expected):
@@ -38,27 +41,30 @@ def test_findings(source, expected):
     (V1 + "t = tf.reduce_sum(x, axis=None)\nif t > 0:\n    pass\n", [(3, 4, "error")]),
     (TF + "@tf.function(autograph=False)\ndef f(x):\n    t = tf.reduce_sum(x, axis=None)\n"
           "    return 1 if t > 0 else 2\n", [(5, 17, "error")]),
-    # F: info for a scalar boolean comparison autograph converts, warning for other operands
+    # F: info for every form autograph converts (legal code while the test is a scalar boolean)
     (TF + "@tf.function\ndef f(x):\n    t = tf.reduce_sum(x, axis=None)\n    while t > 0:\n        t -= 1\n"
           "    if t == 0 or tf.reduce_all(x > 0, axis=None):\n        pass\n",
      [(5, 11, "info"), (7, 8, "info"), (7, 18, "info")]),
     (TF + "@tf.function\ndef f(x: tf.Tensor):\n    if x > 0:\n        pass\n    if x:\n        pass\n"
-          "    y = not tf.reduce_sum(x, axis=None)\n", [(4, 8, "warning"), (6, 8, "warning"), (8, 13, "warning")]),
+          "    y = not tf.reduce_sum(x, axis=None)\n", [(4, 8, "info"), (6, 8, "info"), (8, 13, "info")]),
     # F: forms autograph leaves alone raise when traced
     (TF + "@tf.function\ndef f(x):\n    t = tf.reduce_sum(x, axis=None)\n    assert t > 0\n"
           "    b = bool(t > 0)\n    return [1 for _ in 'ab' if t > 0]\n",
      [(5, 12, "error"), (6, 14, "error"), (7, 32, "error")]),
-    # E: scalars work, anything else raises, and the code cannot move into a graph
-    (TF + "t = tf.reduce_sum(x, axis=None)\nif t > 0:\n    pass\nassert t\n", [(3, 4, "warning"), (5, 8, "warning")]),
+    # E: scalars work; a tensor of more than one element raises
+    (TF + "t = tf.reduce_sum(x, axis=None)\nif t > 0:\n    pass\nassert t\n", []),
+    (TF + "t = tf.constant([[1, 2]])\nif t > 0:\n    pass\nassert t\nok = any(t)\n",
+     [(3, 4, "error"), (5, 8, "error"), (6, 10, "error")]),
+    (TF + "@tf.function\ndef f():\n    t = tf.zeros([3])\n    ok = all(t)\n", [(5, 14, "error")]),
     # == compares identities in TF1 graph mode (another problem): off in G only
     (V1 + "t = tf.reduce_sum(x, axis=None)\nif t == 0:\n    pass\n", []),
-    (TF + "t = tf.reduce_sum(x, axis=None)\nif t != 0:\n    pass\n", [(3, 4, "warning")]),
+    (TF + "t = tf.reduce_sum(x, axis=None)\nif t != 0:\n    pass\n", []),
     (TF + "@tf.function(autograph=False)\ndef f(x):\n    if tf.size(x) == 0:\n        pass\n", [(4, 8, "error")]),
     # under `if tf.executing_eagerly():` only eager execution runs the code, whatever the mode
-    # around it: a scalar works there, a non-scalar does not
+    # around it: a scalar works there
     (TF + "@tf.function\ndef f(x: tf.Tensor):\n    if x is not None and tf.executing_eagerly():\n"
           "        if not tf.reduce_all(x > 0, axis=None) or x:\n            pass\n    elif x:\n        pass\n",
-     [(5, 51, "warning"), (7, 10, "warning")]),
+     [(7, 10, "info")]),
     (V1 + "t = tf.reduce_sum(x, axis=None)\nif tf.executing_eagerly():\n    if t > 0:\n        pass\n"
           "if t > 0:\n    pass\n", [(6, 4, "error")]),
     (V1 + "t = tf.reduce_sum(x, axis=None)\nif tf.executing_eagerly():\n    @tf.function\n    def f():\n"
@@ -119,11 +125,16 @@ def test_autograph_converts_the_scalar_comparison_but_not_without_autograph(tf):
     assert float(good.signed_total_without_autograph(values)) == 2.0
 
 
-def test_in_eager_mode_only_scalars_work(tf):
-    source = TF + "def positive(x):\n    t = tf.convert_to_tensor(x) > 0\n    return 1 if t else 0\n"
-    assert severities(source) == [(4, 17, "warning")]
+def test_in_eager_mode_only_tensors_of_more_than_one_element_fail(tf):
+    scalar = TF + "def positive(x):\n    t = tf.convert_to_tensor(x) > 0\n    return 1 if t else 0\n"
+    vector = TF + "def positive():\n    t = tf.constant([1.0, 2.0]) > 0\n    return 1 if t else 0\n"
+    assert severities(scalar) == []  # legal while x is a scalar: the shape is not known here
+    assert severities(vector) == [(4, 17, "error")]
     namespace = {}
-    exec(compile(source, "eager.py", "exec"), namespace)
+    exec(compile(scalar, "eager.py", "exec"), namespace)
     assert namespace["positive"](2.0) == 1
     with pytest.raises(ValueError):
         namespace["positive"]([1.0, 2.0])
+    exec(compile(vector, "eager.py", "exec"), namespace)
+    with pytest.raises(ValueError):
+        namespace["positive"]()

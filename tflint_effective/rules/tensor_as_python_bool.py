@@ -12,13 +12,13 @@ which raise there too (measured on TF 2.21).  Use ``tf.cond`` / ``tf.where``
 / ``tf.math.logical_and|or|not`` / ``tf.debugging.assert_*``, or ``x is None``
 when a None check was meant.
 
-Severity: error in G and F0; in F error for the forms autograph leaves alone,
-info for a scalar boolean comparison it converts (``if tf.reduce_sum(x) > 0``),
-warning for other operands it converts (a non-boolean or non-scalar tensor
-fails when traced); warning in E.  ``t == u`` is a tensor in E, F and F0 only
-(in TF1 graph mode it compares identities): such tests are not reported in G.
-Code under ``if tf.executing_eagerly():`` runs eagerly only (mode E), so a
-scalar tested there is not reported; a non-scalar still is.
+Severity: error in G and F0.  In F, error for the forms autograph leaves alone
+(``assert``, ``bool()``, the ``if`` of a comprehension, ``any()`` / ``all()``
+over a tensor), info for the forms it converts (legal code, as long as the
+test is a scalar boolean).  In E a tensor's truth value works unless it has
+more than one element: reported (error) only when the static shape shows more
+than one.  ``t == u`` is a tensor in E, F and F0 only (in TF1 graph mode it
+compares identities, TFE302): such tests are not reported in G.
 
 Fix safety: none offered; the replacement depends on what the test meant.
 
@@ -32,11 +32,11 @@ from typing import Iterator, Tuple
 import libcst as cst
 
 from ..analysis.tf_api import with_math
-from ..rule import ERROR, INFO, WARNING, Rule, per_mode
+from ..analysis.static_shapes import static_size
+from ..rule import ERROR, INFO, Rule, per_mode
 
-AUTOGRAPH_CONVERTS = per_mode(WARNING, G=ERROR, F0=ERROR)
-SCALAR_BOOLEAN = per_mode(AUTOGRAPH_CONVERTS, F=INFO)
-AUTOGRAPH_LEAVES = per_mode(AUTOGRAPH_CONVERTS, F=ERROR)
+AUTOGRAPH_CONVERTS = per_mode(ERROR, F=INFO, E=None)
+AUTOGRAPH_LEAVES = per_mode(ERROR, E=None)
 EQUALITY = (cst.Equal, cst.NotEqual)
 ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 BOOLEAN_REDUCTIONS = with_math("reduce_any", "reduce_all")
@@ -45,6 +45,7 @@ ALTERNATIVE = {
     cst.While: "`tf.while_loop`", cst.Assert: "`tf.debugging.assert_*`",
     cst.CompIf: "`tf.boolean_mask`", cst.BooleanOperation: "`tf.math.logical_and` / `logical_or`",
     cst.UnaryOperation: "`tf.math.logical_not`", cst.Call: "`tf.cond`",
+    cst.Name: "`tf.reduce_any` / `tf.reduce_all`",
 }
 TESTED = (cst.If, cst.While, cst.IfExp, cst.Assert, cst.CompIf)
 
@@ -56,6 +57,7 @@ class TensorAsPythonBool(Rule):
     MESSAGE = ("tensor used as a Python bool: raises in graph mode, works only for scalars in eager; "
                "use {alternative}{none_check}")
     SEVERITY = AUTOGRAPH_CONVERTS
+    EXAMPLE_HEADER = "import tensorflow.compat.v1 as tf\n"
     BAD = """
         if tf.reduce_sum(x, axis=None) > 0:
             y = x
@@ -74,6 +76,11 @@ class TensorAsPythonBool(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if self._is_builtin_bool(node):
             self._check(node, node.args[0].value)
+        elif (isinstance(node.func, cst.Name) and node.func.value in ("any", "all") and len(node.args) == 1
+              and not node.args[0].star and self.context.owner(node.func.value) is None
+              and self.context.is_tensor(node.args[0].value)):  # iterates a tensor's truth values
+            self.report(node.args[0].value, self.MESSAGE.format(alternative=ALTERNATIVE[cst.Name], none_check=""),
+                        severity=self._in_eager(node.args[0].value, AUTOGRAPH_LEAVES))
 
     def _is_builtin_bool(self, node: cst.CSTNode) -> bool:
         return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "bool"
@@ -99,12 +106,10 @@ class TensorAsPythonBool(Rule):
 
     def _check(self, context: cst.CSTNode, test: cst.BaseExpression, whole_tested=True) -> None:
         for operand, converted_by in _truth_tested(test, whole_tested, context):
-            if self.context.eager_guarded() and self.context.is_scalar(operand):
-                continue  # only eager execution runs it, and a scalar's truth value works there
             if self.context.is_tensor(operand):
-                severity = self._severity(operand, converted_by)
+                severity = self._in_eager(operand, self._severity(converted_by))
             elif self._is_tensor_equality(operand):
-                severity = per_mode(self._severity(operand, converted_by), G=None)
+                severity = per_mode(self._severity(converted_by), G=None)
             else:
                 continue
             none_check = " (or `is None` if a None check was meant)" if isinstance(operand, cst.Name) else ""
@@ -112,18 +117,16 @@ class TensorAsPythonBool(Rule):
             self.report(operand, self.MESSAGE.format(alternative=alternative, none_check=none_check),
                         severity=severity)
 
-    def _severity(self, operand: cst.BaseExpression, converted_by: cst.CSTNode):
+    @staticmethod
+    def _severity(converted_by: cst.CSTNode):
         if isinstance(converted_by, (cst.Assert, cst.CompIf, cst.Call)):
             return AUTOGRAPH_LEAVES
-        return SCALAR_BOOLEAN if self._is_scalar_boolean(operand) else AUTOGRAPH_CONVERTS
+        return AUTOGRAPH_CONVERTS
 
-    def _is_scalar_boolean(self, expr: cst.BaseExpression) -> bool:
-        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
-            sides = (expr.left, expr.comparisons[0].comparator)
-            return all(self.context.is_scalar(side) or isinstance(side, (cst.Integer, cst.Float))
-                       for side in sides)
-        name = self.context.tf_call(expr)
-        return name is not None and name.path in BOOLEAN_REDUCTIONS and self.context.is_scalar(expr)
+    def _in_eager(self, operand: cst.BaseExpression, severity):
+        """Eager Python asks a tensor for its truth value: that fails for more than one element."""
+        size = static_size(self.context, operand)
+        return per_mode(severity, E=ERROR) if size is not None and size > 1 else severity
 
     def _is_tensor_equality(self, expr: cst.BaseExpression) -> bool:
         return (isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1
