@@ -53,3 +53,14 @@ def test_old_keywords_are_a_type_error_in_tf2_and_fixed_code_runs(tf):
         tf.reduce_sum(x, reduction_indices=[1])
     good = load_module(FIXTURES / "deprecated_reduction_keywords" / "good.py").main()
     assert good["row_sums"].numpy().tolist() == [[3.0], [7.0]]
+
+
+def test_through_compat_v1_it_works_today_so_it_is_info():
+    from tflint_effective.engine.lint import lint_source
+
+    v2 = lint_source("import tensorflow as tf\nm = tf.reduce_mean(x, keep_dims=True)\n")
+    v1 = lint_source("import tensorflow.compat.v1 as tf\nm = tf.reduce_mean(x, keep_dims=True)\n")
+    assert [(d.severity, d.message) for d in v2] == [
+        ("warning", "`keep_dims=` is deprecated (a TypeError in TF2); use `keepdims=`")]
+    assert [(d.severity, d.message) for d in v1] == [
+        ("info", "`keep_dims=` is deprecated, removed in TF2; use `keepdims=`")]

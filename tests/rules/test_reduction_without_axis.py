@@ -58,3 +58,19 @@ def test_fixture_shows_the_silent_broadcast(tf):
     assert float(good["total"]) == 6.0  # what was meant
     assert good["exposed"].shape == (2,)  # an axis turns the mistake into a wrong rank
     assert bad["per_row"].numpy().tolist() == [5.0, 7.0]
+
+
+@pytest.mark.parametrize("source, expected", [
+    # the silent broadcast happens where two operands meet: warning
+    ("import tensorflow as tf\ntotal = tf.reduce_sum(x + y)\n", "warning"),
+    ("import tensorflow as tf\nloss = -tf.reduce_mean(labels * tf.math.log(p))\n", "warning"),
+    ("import tensorflow as tf\nd = a - b\nm = tf.reduce_max(d)\n", "warning"),
+    # one value, or a value scaled by a number: a matter of style, info
+    ("import tensorflow as tf\ntotal = tf.reduce_sum(x)\n", "info"),
+    ("import tensorflow as tf\ntotal = tf.reduce_sum(2.0 * x)\n", "info"),
+    ("import tensorflow as tf\ntotal = tf.reduce_mean(tf.square(x - 1))\n", "info"),
+])
+def test_severity_warning_only_where_operands_broadcast(source, expected):
+    from tflint_effective.engine.lint import lint_source
+
+    assert [d.severity for d in lint_source(source, select=["TFE101"])] == [expected]

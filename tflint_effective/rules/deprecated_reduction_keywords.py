@@ -5,6 +5,10 @@ names print deprecation warnings under ``tf.compat.v1`` and are a
 ``TypeError`` in the TF2 API, so code that still uses them cannot move to
 TF2.  The new names mean exactly the same thing in both APIs.
 
+Severity: warning where the call goes through the TF2 API (there it raises);
+info where it goes through ``tf.compat.v1`` (it works today, but is deprecated
+and removed in TF2).
+
 Fix safety: safe.  Only the keyword is renamed; the value, the other
 arguments, comments and formatting are kept.  No fix is offered when the call
 already passes the new keyword too (TensorFlow rejects both at once; which one
@@ -15,7 +19,7 @@ Known problems: keywords passed through ``**kwargs`` are not seen.
 import libcst as cst
 
 from ..analysis.tf_api import REDUCTIONS, with_math
-from ..rule import SAFE, WARNING, Rule
+from ..rule import INFO, SAFE, WARNING, Rule
 
 BOTH = {"reduction_indices": "axis", "keep_dims": "keepdims"}
 # The functions (v1 API) that accept the old keywords, and what each renames.
@@ -37,6 +41,7 @@ class DeprecatedReductionKeywords(Rule):
 
     CODE = "TFE102"
     MESSAGE = "`{old}=` is deprecated (a TypeError in TF2); use `{new}=`"
+    V1_MESSAGE = "`{old}=` is deprecated, removed in TF2; use `{new}=`"
     SEVERITY = WARNING
     FIX_SAFETY = SAFE
     BAD = """
@@ -57,8 +62,10 @@ class DeprecatedReductionKeywords(Rule):
             new = renames.get(old)
             if new is None:
                 continue
-            message = self.MESSAGE.format(old=old, new=new)
+            v1 = name.compat == "v1"
+            message = (self.V1_MESSAGE if v1 else self.MESSAGE).format(old=old, new=new)
+            severity = INFO if v1 else WARNING
             if new in given:
-                self.report(arg, message + " (the call passes both; keep one)")
+                self.report(arg, message + " (the call passes both; keep one)", severity=severity)
             else:
-                self.report(arg, message, fix=arg.with_changes(keyword=cst.Name(new)))
+                self.report(arg, message, fix=arg.with_changes(keyword=cst.Name(new)), severity=severity)

@@ -6,7 +6,10 @@ because the sum silently broadcasts to a 2x2 matrix first, when 6 was meant.
 Naming the axis makes the intent checkable: a wrong shape then fails loudly or
 gives a result of the wrong rank.  Say ``axis=None`` when reducing every
 element is the intent.  Same number in every execution mode, so the severity
-is the same everywhere.  A reduction bound by ``functools.partial`` is reported
+is the same everywhere: a warning when the reduced value mixes two operands
+through a broadcasting operator (``x + y``, ``labels * log_p``, also through a
+name bound once to it), where the silent broadcast happens; info for a plain
+full reduction of one value, where the missing axis is a matter of style.  A reduction bound by ``functools.partial`` is reported
 where the partial is called, when neither passes an axis.  Reductions of a
 shape (``tf.reduce_prod(tf.shape(x)[1:])``, ``x.shape``), of a scalar, or of a
 list holding a number (``tf.reduce_max([n - k, 0])``: packing it gives a vector,
@@ -27,7 +30,9 @@ import libcst as cst
 from ..analysis.syntax import has_star_args
 from ..analysis.context import NUMBER, SCALAR
 from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
-from ..rule import WARNING, Rule
+from ..rule import INFO, WARNING, Rule
+
+BROADCASTING = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 
 # Every spelling takes the axis as its second parameter.
 TARGETS = with_math(*REDUCTIONS) | {f"math.{name}" for name in MATH_ONLY_REDUCTIONS}
@@ -62,7 +67,19 @@ class ReductionWithoutAxis(Rule):
     def _report_unless_one_axis(self, node: cst.Call, operand) -> None:
         if operand is None or not (self.context.is_shape_vector(operand) or self.context.is_scalar(operand)
                                    or self._packs_scalars(operand)):
-            self.report(node)
+            self.report(node, severity=WARNING if self._mixes(operand) else INFO)
+
+    def _mixes(self, operand) -> bool:
+        """Two operands, neither a number, combined by a broadcasting operator."""
+        value = self.context.assigned_value(operand) if isinstance(operand, cst.Name) else operand
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, BROADCASTING):
+            sides = (value.left, value.right)
+        elif isinstance(value, cst.Comparison) and len(value.comparisons) == 1:
+            sides = (value.left, value.comparisons[0].comparator)
+        else:
+            return False
+        return not any(isinstance(side, (cst.Integer, cst.Float)) or self.context.kind(side) in (NUMBER, SCALAR)
+                       for side in sides)
 
     def _packs_scalars(self, operand) -> bool:
         """``[n - k, 0]``: a list with a number or a scalar packs into a vector (or fails loudly)."""
