@@ -143,6 +143,41 @@ def test_mode(source, expected):
 
 
 TENSOR_CASES = [
+    # across function boundaries: private and nested functions take what every call passes
+    (TF + "def _f(x):\n    probe(x)\n_f(tf.ones([2]))\n_f(y=None, x=tf.zeros([3]))\n", [True]),
+    (TF + "def _f(x):\n    probe(x)\n_f(tf.ones([2]))\n_f(3)\n", [False]),
+    (TF + "def _f(x):\n    probe(x)\n_f(tf.ones([2]))\nhandlers = [_f]\n", [False]),  # escapes: callers unseen
+    (TF + "def _f(x):\n    probe(x)\n", [False]),  # no call in sight
+    (TF + "def outer():\n    def inner(x):\n        probe(x)\n    return inner(tf.ones([2]))\n", [True]),
+    (TF + "def f(x):\n    probe(x)\nf(tf.ones([2]))\n", [False]),  # public: callers may be anywhere
+    (TF + "class A:\n    def _g(self, x):\n        probe(x)\n    def run(self):\n        return self._g(tf.ones([2]))\n",
+     [True]),
+    (TF + "def _f(shape):\n    probe(shape)\n_f(tf.shape(x))\n", [False]),  # a shape, indexed per dimension
+    (TF + "def _f(s):\n    probe(s)\nn = tf.shape(x)[1:]\n_f(n)\n", [False]),
+    (TF + "def _f(x):\n    probe(x)\nxs = tf.ones([2])\n_f(*[xs])\n", [False]),
+    # a closure reads its function's parameter
+    (TF + "def _f(x):\n    def g():\n        probe(x)\n    return g\n_f(tf.ones([2]))\n", [True]),
+    # public functions: a docstring that says Tensor, and nothing else
+    (TF + 'def f(x, y, z):\n    """Args:\n      x: A `Tensor` of shape [n].\n      y: Tensor or array.\n'
+          '      z (tf.Tensor): logits.\n    """\n    probe(x)\n    probe(y)\n    probe(z)\n', [True, False, True]),
+    (TF + 'def f(x):\n    """Parameters\n    ----------\n    x : tf.Tensor\n    """\n    probe(x)\n', [True]),
+    (TF + 'def f(x):\n    """Args:\n      x: array_like, a Tensor.\n    """\n    probe(x)\n', [False]),
+    # what module helpers return, methods through self included
+    (TF + "def probs(x):\n    return tf.nn.softmax(x)\nprobe(probs(1))\n", [True]),
+    (TF + "def probs(x):\n    if x:\n        return None\n    return tf.nn.softmax(x)\nprobe(probs(1))\n", [False]),
+    (TF + "def gen():\n    yield tf.ones([2])\nprobe(gen())\n", [False]),
+    (TF + "def loop(n):\n    return loop(n - 1)\nprobe(loop(3))\n", [False]),  # recursion: unknown
+    (TF + "class A:\n    def _p(self):\n        return tf.ones([2])\n    def run(self):\n        probe(self._p())\n",
+     [True]),
+    # attributes assigned in one method, read in another
+    (TF + "class A:\n    def __init__(self, x):\n        self.p = tf.nn.softmax(x)\n    def run(self):\n"
+          "        probe(self.p)\n", [True]),
+    (TF + "class A:\n    def __init__(self, x):\n        self.p = tf.nn.softmax(x)\n    def reset(self):\n"
+          "        self.p = None\n    def run(self):\n        probe(self.p)\n", [False]),
+    (TF + "class A:\n    def __init__(self, x):\n        self.p, self.q = x\n    def run(self):\n"
+          "        probe(self.p)\n", [False]),
+    # parsers give dicts, not tensors
+    (V1 + "ex = tf.parse_single_example(record, features)\nprobe(ex)\nprobe(ex['x'])\n", [False, False]),
     # results of TensorFlow calls
     (TF + "probe(tf.ones([2]))\n", [True]),
     (TF + "probe(tf.math.reduce_sum(x, axis=0))\n", [True]),

@@ -44,7 +44,7 @@ class Context:
         # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
         # and every rule asks about the same calls; the node is kept so its id is not reused.
         self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
-        self.semantics = SemanticModel(self, settings.function_decorators)
+        self.semantics = SemanticModel(self, self._table, settings.function_decorators)
 
     # -- where the traversal is ---------------------------------------------------
     @property

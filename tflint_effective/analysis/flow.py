@@ -26,6 +26,8 @@ class _Frame:
     scope: object
     kinds: Dict[str, str] = field(default_factory=dict)
     escaped: Set[str] = field(default_factory=set)  # rebound by ``global`` / ``nonlocal``
+    # Parameters not rebound yet, whose kind the module summaries give when first asked
+    lazy: Set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Flow:
         for name, kind in list(pairs):
             if self.context.owner(name) is not frame.scope:
                 continue  # a class attribute, a global: judged flow-insensitively
+            frame.lazy.discard(name)
             if kind is None or name in frame.escaped:
                 frame.kinds.pop(name, None)
             else:
@@ -230,6 +233,7 @@ class Flow:
         bound = list(bindings_in(statements if isinstance(node, cst.While) else [node]))
         if isinstance(node, cst.While) and node.orelse is not None:
             bound += bindings_in(node.orelse.body.body)
+        self.frames[-1].lazy.difference_update(name for name, _ in bound)
         head = dict(self.env)
         changed = True
         while changed:

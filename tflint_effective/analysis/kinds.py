@@ -11,6 +11,7 @@ from typing import Dict, Optional
 
 import libcst as cst
 
+from .names import OTHER
 from .syntax import call_arg, has_star_args, is_false, is_none
 from .tf_api import (DATASET_METHODS, NOT_TENSOR, NOT_TENSOR_PREFIXES, RECORD_DATASETS, SCALAR_APIS,
                      SCALAR_REDUCTIONS, TENSOR_MODULES, TFName, tf_name)
@@ -86,7 +87,14 @@ class Kinds:
             return merge(self._kind(expr.body, scope, flow), self._kind(expr.orelse, scope, flow))
         if isinstance(expr, cst.NamedExpr):
             return self._kind(expr.value, scope, flow)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            cls = self.summaries.class_of_self(expr.value.value, scope)
+            return None if cls is None else self.summaries.attribute_kind(cls, expr.attr.value)
         return None
+
+    def static_kind(self, expr: cst.BaseExpression, scope) -> Optional[str]:
+        """The kind of ``expr`` read in ``scope``, whatever the program point."""
+        return self._kind(expr, scope, False)
 
     def _name_kind(self, name: str, scope, flow: bool) -> Optional[str]:
         owner = self.context.owner(name, scope)
@@ -94,10 +102,14 @@ class Kinds:
             return None
         frame = self.frames[-1]
         if flow and owner is frame.scope:
+            if name in frame.lazy:
+                return self.summaries.parameter_kind(owner.node, name)
             return None if name in frame.escaped else frame.kinds.get(name)
         if owner is self.context.module_scope and name in self.frames[0].escaped:
             return None
         bindings = owner.bindings[name]
+        if isinstance(owner.node, cst.FunctionDef) and bindings == [OTHER]:  # a parameter, read in a closure
+            return self.summaries.parameter_kind(owner.node, name)
         kinds = {self._static_kind(binding) for binding in bindings}
         return kinds.pop() if len(kinds) == 1 else merge(*kinds) if len(kinds) == 2 else None
 
@@ -118,7 +130,8 @@ class Kinds:
             if (isinstance(func, cst.Attribute) and func.attr.value in DATASET_METHODS
                     and self._kind(func.value, scope, flow) == DATASET):
                 return DATASET
-            return None
+            function = self.summaries.function_called(func, scope)
+            return None if function is None else self.summaries.return_kind(function)
         if name.path in RECORD_DATASETS or (name.path.startswith("data.Dataset.")
                                             and name.leaf[:1].islower()):
             return DATASET

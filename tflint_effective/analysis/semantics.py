@@ -20,6 +20,7 @@ import libcst as cst
 from .flow import Flow, _Branch, _Frame
 from .kinds import DATASET, SCALAR, TENSOR, TENSOR_KINDS, Kinds
 from .modes import Modes
+from .summaries import Summaries
 from .syntax import call_arg
 from .tf_api import SHAPE_VECTORS, TFName
 
@@ -27,9 +28,10 @@ from .tf_api import SHAPE_VECTORS, TFName
 class SemanticModel(Modes, Flow, Kinds, cst.BatchableCSTVisitor):
     """Collects mode signals and name kinds during the traversal; answers questions."""
 
-    def __init__(self, context, function_decorators=()):
+    def __init__(self, context, table, function_decorators=()):
         super().__init__()
         self.context = weakref.proxy(context)  # the context holds this model
+        self.summaries = Summaries(context.module, table, weakref.proxy(self))
         self.frames: List[_Frame] = [_Frame(context.module_scope)]
         self.branches: List[_Branch] = []
         self.loops: List[Dict[str, str]] = []
@@ -83,8 +85,11 @@ class SemanticModel(Modes, Flow, Kinds, cst.BatchableCSTVisitor):
         for param in params:
             if param.annotation is not None and self._is_tensor_annotation(param):
                 frame.kinds[param.name.value] = TENSOR
+            elif isinstance(function, cst.FunctionDef):
+                frame.lazy.add(param.name.value)
         for param in self._signature_params(function, params):
             frame.kinds[param.name.value] = TENSOR
+            frame.lazy.discard(param.name.value)
         self.frames.append(frame)
         self._cache.clear()
 

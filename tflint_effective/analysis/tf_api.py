@@ -161,6 +161,10 @@ NOT_TENSOR = {
     "make_template", "get_local_variable", "local_variables", "model_variables", "moving_average_variables",
     "all_variables", "import_graph_def", "add_check_numerics_ops", "control_flow_v2_enabled",
     "is_symbolic_tensor", "hessians", "register_tensor_conversion_function", "no_gradient",
+    # TF1 root spellings of the parsers (they give dicts), static Python-valued questions
+    "parse_example", "parse_single_example", "parse_sequence_example", "parse_single_sequence_example",
+    "decode_csv", "resource_variables_enabled", "is_gpu_available", "is_built_with_cuda",
+    "get_collection_ref", "assert_type",
 }
 NOT_TENSOR_PREFIXES = (
     "config.", "dtypes.", "keras.", "data.", "distribute.", "train.", "summary.",
@@ -177,3 +181,57 @@ TENSOR_MODULES = {"math", "nn", "linalg", "random", "image", "signal", "strings"
 SCALAR_REDUCTIONS = with_math(*REDUCTIONS, *MATH_ONLY_REDUCTIONS)
 SCALAR_APIS = {"rank", "size", "norm", "linalg.norm"}  # norm: scalar without axis too
 SHAPE_VECTORS = {"shape", "shape_n"}
+
+# -- TF1 graph code: tensor == literal (TFE302), labels without gradient (TFE406) -------
+# Ops that take a boolean tensor, with the (position, keyword) of each boolean parameter:
+# TFE302 may hand them ``tf.equal(...)`` in place of a Python ``==``.
+BOOLEAN_CONSUMERS = {
+    **dict.fromkeys(("where", "where_v2"), ((0, "condition"),)),
+    "cond": ((0, "pred"),), "boolean_mask": ((1, "mask"),), "debugging.Assert": ((0, "condition"),),
+    "Assert": ((0, "condition"),),
+    **dict.fromkeys(("cast", "to_float", "to_int32", "to_int64", "dtypes.cast"), ((0, "x"),)),
+    **dict.fromkeys(with_math("logical_and", "logical_or", "logical_xor"), ((0, "x"), (1, "y"))),
+    **dict.fromkeys(with_math("logical_not"), ((0, "x"),)),
+    **dict.fromkeys(with_math("reduce_any", "reduce_all"), ((0, "input_tensor"),)),
+}
+# Cross-entropies whose TF1 versions stop the gradient into their labels.
+TF1_LABELS_STOPPED = {"nn.softmax_cross_entropy_with_logits": "labels",
+                      "losses.softmax_cross_entropy": "onehot_labels"}
+
+
+def tf1_only(name: TFName) -> bool:
+    """A name only TensorFlow 1.x has under plain ``tensorflow`` (``tf.Session``, ``tf.log``):
+    the code was written for, and runs on, TensorFlow 1.x."""
+    return name.compat is None and (
+        name.path in GRAPH_APIS or name.path in TF1_ONLY or name.path.startswith(TF1_ONLY_PREFIXES)
+        or name.path.startswith("train.") and name.path.endswith("Optimizer"))
+
+
+def builds_graph(name: TFName) -> bool:
+    """A call only code that builds a TF1-style graph makes (sessions, placeholders,
+    collections, ``tf.Graph()``, ``disable_eager_execution``), or a TF 1.x-only name."""
+    return name.path in GRAPH_APIS or name.path == "Graph" or tf1_only(name)
+
+# -- TF1 session loops (TFE601) and batch-norm update ops (TFE602) ---------------------
+# Calls that give a session: ``.run`` / ``.eval`` on their result executes the graph.
+SESSIONS = {"Session", "InteractiveSession", "get_default_session", "train.MonitoredSession",
+            "train.MonitoredTrainingSession", "train.SingularMonitoredSession"}
+VARIABLES = {"Variable", "get_variable", "get_local_variable"}
+# Calls that add ops to the default graph although ``kinds.returns_tensor`` says no tensor.
+OP_BUILDERS = {
+    "Variable", "assign", "assign_add", "assign_sub", "group", "no_op", "tuple", "global_variables_initializer",
+    "local_variables_initializer", "variables_initializer", "initialize_all_variables",
+    "initialize_local_variables", "tables_initializer", "train.Saver", "Print", "Assert",
+    "debugging.Assert", "py_func", "py_function", "numpy_function", "cond", "case", "while_loop",
+    "map_fn", "scan", "gradients", "unstack", "split", "identity_n", "nn.moments", "train.piecewise_constant",
+}
+OP_BUILDER_PREFIXES = ("layers.", "losses.", "metrics.", "summary.", "image.resize_", "debugging.assert_",
+                       "assert_")
+ITERATOR_FACTORIES = {"make_one_shot_iterator", "make_initializable_iterator"}  # iterator.get_next() builds
+# Batch normalisations that put their moving-average updates in UPDATE_OPS: the parameter that
+# says whether it trains (position, keyword) and its default.  ``tf.contrib`` / ``tf_slim``
+# ``batch_norm`` (any module path) also take ``updates_collections`` (None: update in place).
+BATCH_NORM_TRAINING = {"layers.batch_normalization": (14, "training", False),
+                       "batch_norm": (9, "is_training", True)}
+# Train-op builders that run the UPDATE_OPS themselves (contrib/slim, runtime_checks).
+RUNS_UPDATE_OPS = {"create_train_op", "optimize_loss", "train_op_with_updates", "with_update_ops"}

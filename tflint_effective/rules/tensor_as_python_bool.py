@@ -22,10 +22,12 @@ compares identities, TFE302): such tests are not reported in G.
 
 Fix safety: none offered; the replacement depends on what the test meant.
 
-Known problems: only values the semantic model knows to be tensors are seen
-(results of TensorFlow calls and names bound to them); tensors that arrive as
-unannotated parameters, are held in attributes (``if self.total > 0:``) or are
-returned by helper functions of your own are not.
+Known problems: only values the semantic model knows to be tensors are seen:
+results of TensorFlow calls, names bound to them, module helpers returning them,
+``self`` attributes assigned them, and parameters that every call in the module
+passes a tensor (private and nested functions) or that are annotated or
+documented as tensors.  Values from other modules and attributes of other
+objects (``model.total``) are not.
 """
 from typing import Iterator, Tuple
 

@@ -27,8 +27,8 @@ a literal list or tuple of at most 4 items, are not reported (a handful of
 slices costs nothing measurable).  A tensor computed anew in each iteration
 (its expression reads a name the loop binds, ``y = f(x_i); y[:n]``) is not
 reported: it is not one tensor sliced piece by piece, even when the loop as
-a whole could be vectorised.  Tensors held in attributes (``self.table[i]``)
-and returned by helpers of your own are not known to be tensors.  Shape vectors
+a whole could be vectorised.  Tensors held in attributes of other objects
+(``table.rows[i]``) or coming from other modules are not known to be tensors.  Shape vectors
 (``tf.shape(x)[i]``) are not reported: their loops are bounded by the rank.
 """
 import libcst as cst

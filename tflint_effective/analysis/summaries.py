@@ -1,0 +1,329 @@
+"""Facts across function boundaries within one module (part of the semantic model).
+
+- A parameter of a private (``_name``) or nested function is a tensor when every call of
+  the function in the module passes one (and the function is used in no other way: passed
+  as a value, it may be called from anywhere); a public function's parameter only when its
+  docstring documents it as a ``Tensor`` (Google ``Args:`` or NumPy ``Parameters``), and
+  not when it says "Tensor or ...", "array_like", or the like.
+- A call of a module function or of a method through ``self`` has the kind every one of
+  its ``return`` values has.
+- ``self.attr`` read in a method has the kind every ``self.attr = ...`` of the class gives.
+Every answer is computed on first use, flow-insensitively, with the kinds of the module's
+values; a question that depends on itself (recursion) is unknown, and unknown is never a
+tensor.  Call sites are collected by one walk of the module, only when a question needs them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from .names import Scope
+
+_Key = Tuple[int, str]
+_TENSOR_DOC = re.compile(r"^(?:an?\s+)?`*(?:tf\.)?Tensor`*(?:[\s,.;]|$)", re.IGNORECASE)
+_NOT_ONLY_TENSOR = re.compile(r"\bor\b|array|\blist|numpy|ndarray|like\b|union|optional|nest|sparse|ragged",
+                              re.IGNORECASE)
+
+
+class Summaries:
+    """Answers about one module for the semantic model, which evaluates values."""
+
+    def __init__(self, module: cst.Module, table, model):
+        self.module = module
+        self.table = table
+        self.model = model  # a weak proxy: the model holds these summaries
+        self._calls: Optional[Dict[str, List[Tuple[cst.Call, Scope]]]] = None
+        self._escaped: set = set()  # function names used other than by calling them
+        self._busy: set = set()
+        self._answers: Dict[tuple, Optional[str]] = {}
+
+    # -- the three questions -----------------------------------------------------------
+    def parameter_kind(self, function: cst.FunctionDef, name: str) -> Optional[str]:
+        return self._memo(("param", id(function), name), lambda: self._parameter_kind(function, name))
+
+    def return_kind(self, function: cst.FunctionDef) -> Optional[str]:
+        return self._memo(("return", id(function)), lambda: self._return_kind(function))
+
+    def attribute_kind(self, cls: cst.ClassDef, attr: str) -> Optional[str]:
+        return self._memo(("attr", id(cls), attr), lambda: self._attribute_kind(cls, attr))
+
+    def function_called(self, func: cst.BaseExpression, scope: Scope) -> Optional[cst.FunctionDef]:
+        """The module's own function (or method through ``self``) that ``func`` names, if certain."""
+        if isinstance(func, cst.Name):
+            return self._defined(func.value, scope)
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            cls = self._class_of_self(func.value.value, scope)
+            if cls is not None:
+                return self._defined(func.attr.value, self.table.scopes[cls], own_scope=True)
+        return None
+
+    def class_of_self(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
+        return self._class_of_self(name, scope)
+
+    # -- answers ---------------------------------------------------------------------------
+    def _memo(self, key, compute):
+        if key not in self._answers:
+            if key in self._busy:
+                return None
+            self._busy.add(key)
+            try:
+                self._answers[key] = compute()
+            finally:
+                self._busy.discard(key)
+        return self._answers[key]
+
+    def _parameter_kind(self, function: cst.FunctionDef, name: str) -> Optional[str]:
+        scope = self.table.scopes.get(function)
+        if scope is None:
+            return None
+        if _documented_tensor(function, name):
+            return "tensor"
+        private = function.name.value.startswith("_") and not function.name.value.startswith("__")
+        nested = isinstance(scope.parent.node, (cst.FunctionDef, cst.Lambda))
+        if not (private or nested) or function.decorators:
+            return None
+        params = [*function.params.posonly_params, *function.params.params]
+        method = scope.parent.is_class
+        names = [p.name.value for p in params]
+        if name not in names or (method and names.index(name) == 0):
+            return None
+        position = names.index(name) - (1 if method else 0)
+        sites = self._call_sites(function)
+        if not sites:
+            return None
+        kinds = set()
+        for call, call_scope in sites:
+            arg = _argument(call, position, name)
+            if arg is None or self._is_shape(arg, call_scope):
+                return None  # a shape passed as a value is indexed per dimension, not a tensor to flag
+            kinds.add(self.model.static_kind(arg, call_scope))
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _return_kind(self, function: cst.FunctionDef) -> Optional[str]:
+        scope = self.table.scopes.get(function)
+        if scope is None or function.asynchronous is not None:
+            return None
+        values = list(_returns(function.body))
+        if not values or any(v is None for v in values):
+            return None
+        kinds = {self.model.static_kind(value, scope) for value in values}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _attribute_kind(self, cls: cst.ClassDef, attr: str) -> Optional[str]:
+        assigned = self._memo(("attrs", id(cls)), lambda: _self_assignments(cls))
+        values = assigned.get(attr, ())
+        if not values or any(value is None for value, _ in values):
+            return None
+        kinds = {self.model.static_kind(value, self.table.scopes[method]) for value, method in values}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    def _is_shape(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        """``tf.shape(x)``, ``x.shape``, ``x.get_shape()`` or a piece of one, through a name bound once."""
+        while isinstance(expr, cst.Subscript):
+            expr = expr.value
+        if isinstance(expr, cst.Name):
+            owner = self.model.context.owner(expr.value, scope)
+            bindings = owner.bindings.get(expr.value, ()) if owner is not None else ()
+            value = getattr(bindings[0], "value", None) if len(bindings) == 1 else None
+            return value is not None and self._is_shape(value, scope)
+        if isinstance(expr, cst.Attribute):
+            return expr.attr.value == "shape"
+        if isinstance(expr, cst.Call):
+            qualname = self.model.context.qualname(expr.func, scope) or ""
+            return qualname.endswith((".shape", ".shape_n")) or (
+                isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "get_shape")
+        return False
+
+    # -- resolving functions -------------------------------------------------------------
+    def _defined(self, name: str, scope: Scope, own_scope: bool = False) -> Optional[cst.FunctionDef]:
+        owner = scope
+        if not own_scope:
+            while owner is not None and (name not in owner.bindings or (owner.is_class and owner is not scope)):
+                owner = owner.parent
+        if owner is None or len(owner.bindings.get(name, ())) != 1:
+            return None
+        found = [node for node, s in self.table.scopes.items()
+                 if isinstance(node, cst.FunctionDef) and s.parent is owner and node.name.value == name]
+        return found[0] if len(found) == 1 else None
+
+    def _class_of_self(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
+        """The class whose method ``scope`` is, when ``name`` is that method's first parameter."""
+        while scope is not None and not isinstance(scope.node, cst.FunctionDef):
+            scope = scope.parent  # comprehensions and lambdas inside the method
+        if scope is None or not scope.parent.is_class:
+            return None
+        params = [*scope.node.params.posonly_params, *scope.node.params.params]
+        if not params or params[0].name.value != name or scope.node.decorators:
+            return None
+        return scope.parent.node
+
+    def _call_sites(self, function: cst.FunctionDef) -> Optional[List[Tuple[cst.Call, Scope]]]:
+        if self._calls is None:
+            self._collect()
+        name = function.name.value
+        if name in self._escaped:
+            return None
+        return [(call, scope) for call, scope in self._calls.get(name, ())
+                if self.function_called(call.func, scope) is function]
+
+    def _collect(self) -> None:
+        """Every call whose function is a plain name or ``<name>.<attr>``, with its scope, and
+        the names used in any other way."""
+        self._calls = {}
+        stack: List[Tuple[cst.CSTNode, Scope]] = [(self.module, self.table.root)]
+        while stack:
+            node, scope = stack.pop()
+            inner = self.table.scopes.get(node)
+            if inner is not None:
+                scope = inner
+            if isinstance(node, cst.Call):
+                func = node.func
+                called = func.value if isinstance(func, cst.Name) else (
+                    func.attr.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None)
+                if called is not None:
+                    self._calls.setdefault(called, []).append((node, scope))
+                    stack.extend((arg, scope) for arg in node.args)
+                    if isinstance(func, cst.Attribute):
+                        stack.append((func.value, scope))
+                    continue
+            elif isinstance(node, cst.Name):
+                self._escaped.add(node.value)
+                continue
+            elif isinstance(node, cst.Attribute):
+                self._escaped.add(node.attr.value)
+            elif isinstance(node, cst.FunctionDef):
+                stack.extend((d, scope) for d in node.decorators)
+                stack.append((node.params, scope))
+                stack.append((node.body, scope))
+                continue
+            for child in _children(node):
+                stack.append((child, scope))
+
+
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+# Whitespace, comments and punctuation: nothing to find inside.
+_TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
+           cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
+           cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+           cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
+           cst.SimpleString, cst.Integer, cst.Float)
+_WALKED: Dict[type, bool] = {}
+
+
+def _walked(kind: type) -> bool:
+    walked = _WALKED.get(kind)
+    if walked is None:
+        walked = _WALKED[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _TRIVIA)
+    return walked
+
+
+def _children(node: cst.CSTNode):
+    kind = type(node)
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    for name in names:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            yield from (item for item in value if _walked(type(item)))
+        elif _walked(kind):
+            yield value
+
+
+def _argument(call: cst.Call, position: int, name: str) -> Optional[cst.BaseExpression]:
+    if any(arg.star for arg in call.args):
+        return None
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg.value
+    positional = [arg for arg in call.args if arg.keyword is None]
+    return positional[position].value if position < len(positional) else None
+
+
+def _returns(body):
+    """The values of the ``return`` statements of a function body (None for a bare return);
+    ``yield`` makes the function a generator: then one None."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Return):
+            yield node.value
+            continue
+        if isinstance(node, (cst.Yield, cst.Await)):
+            yield None
+            return
+        stack.extend(_children(node))
+
+
+def _self_assignments(cls: cst.ClassDef) -> Dict[str, List[tuple]]:
+    """attr -> [(value or None when not a plain assignment, method)] for every ``self.attr = ...``
+    in the class's methods; statements only (no expression can assign an attribute)."""
+    found: Dict[str, List[tuple]] = {}
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    for method in (stmt for stmt in body if isinstance(stmt, cst.FunctionDef)):
+        params = [*method.params.posonly_params, *method.params.params]
+        if not params:
+            continue
+        self_name = params[0].name.value
+        for small in _small_statements(method.body):
+            if isinstance(small, cst.Assign):
+                targets, plain = [t.target for t in small.targets], len(small.targets) == 1
+            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                targets, plain = [small.target], isinstance(small, cst.AnnAssign) and small.value is not None
+            else:
+                continue
+            for target in targets:
+                elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
+                for element in [target, *elements]:
+                    if (isinstance(element, cst.Attribute) and isinstance(element.value, cst.Name)
+                            and element.value.value == self_name):
+                        value = small.value if plain and element is target else None
+                        found.setdefault(element.attr.value, []).append((value, method))
+    return found
+
+
+def _small_statements(block):
+    """The simple statements of a block and of the blocks nested in it (not nested functions)."""
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield from node.body
+        elif isinstance(node, cst.BaseSuite):
+            stack.extend(node.body if isinstance(node, cst.IndentedBlock) else [node])
+        elif isinstance(node, cst.BaseCompoundStatement) and not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            stack.extend(_blocks(node))
+
+
+def _blocks(statement):
+    for name in ("body", "orelse", "finalbody"):
+        part = getattr(statement, name, None)
+        if isinstance(part, (cst.BaseSuite, cst.If)):
+            yield part  # an ``elif`` is an If
+        elif part is not None:
+            yield part.body  # else, finally
+    for handler in getattr(statement, "handlers", ()):
+        yield handler.body
+    for case in getattr(statement, "cases", ()):
+        yield case.body
+
+
+def _documented_tensor(function: cst.FunctionDef, name: str) -> bool:
+    """The docstring's entry for ``name`` says it is a Tensor, and nothing else."""
+    doc = function.get_docstring(clean=True)
+    if not doc:
+        return False
+    for line in doc.splitlines():
+        match = re.match(rf"^\s*{re.escape(name)}\s*(?:\(([^)]*)\))?\s*:\s*(.*)$", line)
+        if match:
+            typed, text = match.group(1), match.group(2).strip()
+            described = typed if typed is not None else text
+            first = described.split(". ")[0]
+            return bool(_TENSOR_DOC.match(described)) and not _NOT_ONLY_TENSOR.search(first)
+    return False
