@@ -50,6 +50,13 @@ def test_explicit_false_is_reported_without_fix():
     assert diagnostics(source) == [(8, 8, "warning", None)]
 
 
+def test_plain_tf_gradients_in_code_written_for_tf1_is_tf1s():
+    source = ("import tensorflow as tf\nx = tf.placeholder(tf.float32)\nlosses = []\n"
+              "for i in range(2):\n    with tf.device('/gpu:%d' % i):\n        losses.append(model(x))\n"
+              "g = tf.gradients(tf.add_n(losses), xs)\nh = tf.gradients(tf.add_n(losses), xs, colocate_gradients_with_ops=True)\n")
+    assert diagnostics(source) == [(7, 5, "warning", "safe")]
+
+
 def test_tf2_gradients_rejects_the_keyword_in_every_mode():
     source = ("import tensorflow as tf\n"
               "g = tf.gradients(loss, xs, colocate_gradients_with_ops=True)\n"
@@ -73,12 +80,12 @@ def test_tf2_gradients_rejects_the_keyword_in_every_mode():
     "import tflint_effective.runtime_checks as rc\nloss = rc.make_parallel(model, devices, x=x)\n",
     # towers in a loop over device names, inside an outer CPU scope
     'with tf.device("/cpu:0"):\n    for device in devices:\n        with tf.device(device):\n'
-    '            a = model(x)\n    step = opt.minimize(loss)\n',
+    '            a = model(x)\n    step = opt.minimize(a)\n',
 ])
 def test_ways_of_building_towers(towers):
     source = V1 + "opt = tf.train.AdamOptimizer(0.1)\n" + towers
     if "minimize" not in towers:
-        source += "step = opt.minimize(loss)\n"
+        source += "step = opt.minimize(loss)\n" if "loss =" in towers else "step = opt.minimize(a + b)\n"
     found = findings(source, select=["TFE501"])
     assert len(found) == 1 and found[0][0] == source.count("\n")
 
@@ -101,9 +108,12 @@ def test_ways_of_building_towers(towers):
     TOWERS + "def step():\n    return tf.gradients(loss, xs)\n",
     TOWERS + "k = tf.keras.optimizers.Adam().minimize(loss, xs)\n",
     TOWERS + "other = Trainer().minimize(loss)\n",
-    # TF2 tf.gradients always colocates
-    TOWERS.replace(V1, "import tensorflow as tf\ntf.compat.v1.disable_eager_execution()\n")
-    + "g = tf.gradients(loss, xs)\n",
+    # a loss built under one device scope (the other scope computes something else)
+    V1 + 'opt = tf.train.AdamOptimizer(0.1)\nwith tf.device("/gpu:0"):\n    loss = model(x)\n'
+    'with tf.device("/gpu:1"):\n    metric = model(y)\nstep = opt.minimize(loss)\n',
+    # TF2 code (no TF 1.x-only name at the root): tf.gradients always colocates
+    TOWERS.replace(V1, "import tensorflow as tf\ntf.compat.v1.disable_eager_execution()\n").replace(
+        "tf.train.AdamOptimizer", "tf.compat.v1.train.AdamOptimizer") + "g = tf.gradients(loss, xs)\n",
 ])
 def test_near_misses(source):
     assert findings(source, select=["TFE501"]) == []

@@ -135,6 +135,11 @@ class Context:
         a Keras subclass, a TF2-only API), settled after the traversal like ``mode_thunk``."""
         return self.semantics.tf2_thunk(node)
 
+    def tf1_api_thunk(self) -> Callable[[], bool]:
+        """Whether the module is written for TF 1.x (root ``tf.Session``, ``tf.placeholder``, ...),
+        settled after the traversal."""
+        return self.semantics.tf1_api_thunk()
+
     # -- called by the traversal around every node ---------------------------------
     def enter(self, node: cst.CSTNode) -> None:
         ancestors = self.ancestors

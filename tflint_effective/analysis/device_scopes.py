@@ -58,6 +58,9 @@ class TowerTracker:
     def __init__(self, context):
         self.context = context
         self.by_scope: Dict[Scope, Towers] = {}
+        # (id of scope, name) -> devices it was computed under; names it was computed from elsewhere
+        self.devices_of: Dict[Tuple[int, str], Set[DeviceKey]] = {}
+        self.computed_from: Dict[Tuple[int, str], Set[str]] = {}
         self.builders: Set[Tuple[int, str]] = set()  # (id of owner scope, function name)
         self.regions: List[Tuple[Scope, Towers]] = []  # open regions that also collect towers
 
@@ -107,6 +110,47 @@ class TowerTracker:
     def see_call(self, call: cst.Call) -> None:
         if self.is_builder_call(call):
             self.see(VARYING)
+        func = call.func
+        if (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend")
+                and isinstance(func.value, cst.Name)):  # losses.append(tower_loss)
+            self.see_binding([func.value.value], call)
+
+    def see_binding(self, names, value: cst.BaseExpression) -> None:
+        """``names`` are given ``value`` here: under a device scope, or computed from other names."""
+        scope = id(self.context.scope)
+        device = self._device_here()
+        for name in names:
+            if device is not None:
+                self.devices_of.setdefault((scope, name), set()).add(device)
+            elif isinstance(value, cst.Call) and self.is_builder_call(value):
+                self.devices_of.setdefault((scope, name), set()).add(VARYING)
+            else:
+                self.computed_from.setdefault((scope, name), set()).update(names_in([value]))
+
+    def spans_devices(self, expr: cst.BaseExpression, towers: Towers) -> bool:
+        """``expr`` is computed from values built under two or more of ``towers``' devices."""
+        scope = id(self.context.scope)
+        seen, pending, devices = set(), set(names_in([expr])), set()
+        while pending:
+            name = pending.pop()
+            seen.add(name)
+            devices |= {d for d in self.devices_of.get((scope, name), ()) if towers.is_tower(d)}
+            pending |= self.computed_from.get((scope, name), set()) - seen
+        return VARYING in devices or len(devices) > 1
+
+    def _device_here(self) -> Optional[DeviceKey]:
+        """The device of the innermost ``tf.device`` block around the current node (same function)."""
+        ancestors = self.context.ancestors
+        for depth in range(len(ancestors) - 2, -1, -1):
+            node = ancestors[depth]
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return None
+            if isinstance(node, cst.With) and ancestors[depth + 1] is node.body:
+                keys = [self.device_key(item.item, ancestors[:depth + 1]) for item in node.items]
+                key = next((k for k in keys if k is not None), None)
+                if key is not None:
+                    return key
+        return None
 
     def see(self, key: DeviceKey) -> None:
         """Towers (or one device scope) in the current function."""

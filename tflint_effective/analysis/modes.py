@@ -52,6 +52,7 @@ class Modes:
     def _init_modes(self, function_decorators=()) -> None:
         self.graph_signal = False
         self.eager_signal = False
+        self.tf1_api = False  # a TF 1.x-only name spelled without compat.v1: code written for TF 1.x
         self.v1_main_alias = False  # ``import tensorflow.compat.v1 as tf``
         self.v1_other_alias = False
         self.plain_tensorflow = False  # ``import tensorflow [as x]``
@@ -80,6 +81,11 @@ class Modes:
         """Whether ``node`` runs in a scope with positive TF2 evidence, settled after the traversal."""
         enclosing = self._modes.setdefault(node, tuple(self.mode_stack))
         return lambda: self._tf2(enclosing)
+
+    def tf1_api_thunk(self) -> Callable[[], bool]:
+        """Whether the module spells TF 1.x-only names at the root (``tf.Session``,
+        ``tf.placeholder``): plain ``tf.gradients`` there is TF1's. Settled after the traversal."""
+        return lambda: self.tf1_api
 
     def eager_guarded(self) -> bool:
         """Inside ``if tf.executing_eagerly(): ...`` (and no function in between): only
@@ -147,6 +153,7 @@ class Modes:
             self.eager_signal = True
         elif _is_graph_signal(name):
             self.graph_signal = True
+            self.tf1_api = self.tf1_api or name.compat is None
             self._note(GRAPH)
         elif name.path in TAPES:
             self._note(EAGER)

@@ -22,14 +22,17 @@ Known problems: towers are recognised in the function that builds them or
 calls a tower helper defined earlier in the module (see ``device_scopes``);
 gradients taken in another function, optimizers reached through attributes
 (``self.opt``) and keywords passed through ``**kwargs`` are not seen.
-``tf.gradients`` under plain ``import tensorflow`` is taken to be TF2's, so
-TF 1.x code calling it without the keyword is not reported.  The loss is not
-traced back to the towers: gradients of an unrelated single-device loss, taken
-after the towers in the same function, are reported too.
+Plain ``tf.gradients`` is TF1's (no colocation) in a module that spells TF 1.x-only
+names at the root (``tf.placeholder``, ``tf.Session``, ``tf.train.AdamOptimizer``),
+TF2's otherwise.  The loss is traced back, through names assigned in the same
+function and lists appended to, to values built under the towers' device scopes:
+a loss built under one of them only (the others computing something else) is not
+reported; a loss returned by a tower-building helper counts as built on all.
 """
 import libcst as cst
 
 from ..analysis.device_scopes import TowerTracker
+from ..analysis.loops import bound_names
 from ..analysis.syntax import call_arg, has_star_args
 from ..rule import ERROR, SAFE, WARNING, Fix, Rule, per_mode
 
@@ -74,26 +77,37 @@ class UncolocatedTowerGradients(Rule):
         for item in node.items:
             self.tracker.see_with(item)
 
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.tracker.see_binding([n for t in node.targets for n in bound_names(t.target)], node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.tracker.see_binding(bound_names(node.target), node.value)
+
     def visit_Call(self, node: cst.Call) -> None:
         self.tracker.see_call(node)
         method = self._gradient_method(node)
         if method is None or has_star_args(node):
             return
         arg = call_arg(node, POSITION.get(method), KEYWORD)
-        if method == "v2 gradients":
+        if method == "tf.gradients":  # TF1's in code written for TF 1.x, else TF2's (always colocated)
+            tf1 = self.context.tf1_api_thunk()
             if arg is not None:
                 fix = Fix(_without(node, arg), target=node) if _is_literal(arg, "True") else None
-                self.report(arg, self.V2_MESSAGE, fix=fix, severity=ERROR)
+                self.report(arg, self.V2_MESSAGE, fix=fix, severity=ERROR, when=lambda: not tf1())
+                if _is_literal(arg, "False") and self._outside_towers(node):
+                    self.report(node, when=tf1)
+            elif self._outside_towers(node):
+                self.report(node, fix=_with_keyword(node, KEYWORD, "True"), when=tf1)
         elif arg is not None:
-            if _is_literal(arg, "False") and self._outside_towers():
+            if _is_literal(arg, "False") and self._outside_towers(node):
                 self.report(node)
-        elif self._outside_towers():
+        elif self._outside_towers(node):
             self.report(node, fix=_with_keyword(node, KEYWORD, "True"))
 
     def _gradient_method(self, node: cst.Call):
         name = self.context.tf_call(node)
         if name is not None and name.path == "gradients":
-            return "gradients" if name.compat == "v1" else "v2 gradients"
+            return "gradients" if name.compat == "v1" else "tf.gradients"
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in ("minimize", "compute_gradients"):
             receiver = func.value
@@ -105,9 +119,12 @@ class UncolocatedTowerGradients(Rule):
                 return func.attr.value
         return None
 
-    def _outside_towers(self) -> bool:
+    def _outside_towers(self, call: cst.Call) -> bool:
+        """Taken outside the towers, of a loss built under two or more of their devices."""
         towers = self.tracker.towers()
-        return towers.multi and not self.tracker.inside_tower(towers)
+        loss = call_arg(call, 0, "loss") or call_arg(call, 0, "ys")
+        return (towers.multi and not self.tracker.inside_tower(towers) and loss is not None
+                and self.tracker.spans_devices(loss.value, towers))
 
 
 def _is_literal(arg: cst.Arg, value: str) -> bool:
