@@ -47,7 +47,7 @@ MODE_CASES = [
     # modes per scope: a function's own signals first, then its class's, then the module's
     (TF + "def build():\n    x = tf.compat.v1.placeholder(tf.float32)\n    probe(x)\n"
           "def train(m):\n    with tf.GradientTape() as tape:\n        probe(1)\n"
-          "def plain():\n    probe(2)\n", ["G", "E", "G"]),
+          "def plain():\n    probe(2)\n", ["G", "E", "E"]),
     (TF + "tf.compat.v1.enable_eager_execution()\n"
           "def build():\n    sess = tf.compat.v1.Session()\n    probe(sess)\ndef plain():\n    probe(2)\n",
      ["G", "E"]),
@@ -58,9 +58,12 @@ MODE_CASES = [
     (TF + "if not tf.executing_eagerly():\n    raise ImportError('TF2 only')\n"
           "x = tf.compat.v1.placeholder(tf.float32)\nprobe(1)\n", ["E"]),
     (TF + "tf.compat.v1.enable_eager_execution()\nclass Model:\n"
-          "    def __init__(self):\n        self.x = tf.compat.v1.placeholder(tf.float32)\n"
+          "    def __init__(self):\n        self.x = tf.placeholder(tf.float32)\n"
           "    def loss(self):\n        probe(self.x)\ndef other():\n    probe(1)\n", ["G", "E"]),
-    (TF + "def both():\n    sess = tf.compat.v1.Session()\n    with tf.GradientTape() as t:\n        probe(1)\n",
+    # compat.v1 graph APIs in TF2 code: their own function only
+    (TF + "class Agent:\n    def _initialize(self):\n        tf.compat.v1.variables_initializer(self.v)\n"
+          "        probe(1)\n    def __init__(self):\n        probe(2)\n", ["G", "E"]),
+    (TF + "def both():\n    sess = tf.Session()\n    with tf.GradientTape() as t:\n        probe(1)\n",
      ["G"]),  # conflicting signals: no verdict for the function, the module's decides
     (TF + "with tf.Graph().as_default():\n    def f():\n        with tf.GradientTape() as t:\n"
           "            probe(1)\n", ["G"]),  # the graph block says it outright

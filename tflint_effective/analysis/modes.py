@@ -13,8 +13,11 @@ Then signals, innermost scope first:
 3. a function's own signals: sessions, placeholders, collections... (G); ``GradientTape`` or
    an ``if not tf.executing_eagerly(): raise/return`` guard (not G, so E); both: no verdict;
 4. the same signals gathered over the methods of the function's class;
-5. the module: G on any TF1 signal in the file (or ``import tensorflow.compat.v1 as tf``)
-   unless eager execution is enabled, else E.
+5. the module: G on a TF1 signal at module level or spelled at the root anywhere
+   (``tf.Session`` is TF 1.x code), on ``disable_eager_execution`` or on
+   ``import tensorflow.compat.v1 as tf``, unless eager execution is enabled; else E.
+   ``tf.compat.v1.Session()`` inside a function of TF2 code makes that function graph
+   code, not its class or module (TF2 libraries keep such calls for compatibility).
 So one ``Session()`` in one function does not make a ``GradientTape`` function of the same
 file graph code.  ``tf2_evidence`` says whether a scope shows positive TF2 signals
 (``tf.function``, ``GradientTape``, Keras subclasses, TF2-only APIs).
@@ -28,6 +31,7 @@ import libcst as cst
 from .names import COMPREHENSIONS
 from .syntax import JUMPS, bindings_in, call_arg, dotted
 from .tf_api import (DATASET_TRACERS, EAGER_SIGNALS, FUNCTION_WRAPPERS, GRAPH_APIS, KERAS_TRACED_METHODS,
+                     MODULE_WIDE_GRAPH,
                      TAPES, TF1_ONLY, TF1_ONLY_PREFIXES, TF2_ONLY, TRACED_KEYWORDS, TRACERS, TFName, tf_name)
 
 GRAPH, EAGER, TF2 = "graph", "eager", "tf2"  # signals a scope can show
@@ -135,16 +139,18 @@ class Modes:
         return scope.parent.node if scope is not None and scope.parent.is_class else None
 
     # == signals ==========================================================
-    def _note(self, signal: str) -> None:
-        """Record ``signal`` for the innermost function (and its class) or class, or the module."""
+    def _note(self, signal: str, spread: bool = True) -> bool:
+        """Record ``signal`` for the innermost function (and, when ``spread``, its class) or
+        class, or the module; True when that is the module."""
         scope = self.context.scope
         while isinstance(scope.node, COMPREHENSIONS):
             scope = scope.parent
         self.signals.setdefault(scope.node, set()).add(signal)
-        if isinstance(scope.node, (cst.FunctionDef, cst.Lambda)) and scope.parent.is_class:
+        if spread and isinstance(scope.node, (cst.FunctionDef, cst.Lambda)) and scope.parent.is_class:
             self.signals.setdefault(scope.parent.node, set()).add(signal)
         if signal == TF2:
             self.signals.setdefault(self.context.module, set()).add(signal)
+        return scope.parent is None
 
     def _note_name(self, name: Optional[TFName]) -> None:
         if name is None:
@@ -152,9 +158,12 @@ class Modes:
         if name.path in EAGER_SIGNALS:
             self.eager_signal = True
         elif _is_graph_signal(name):
-            self.graph_signal = True
+            # A TF 1.x-only name at the root means TF1 code everywhere in the module; the same
+            # API through ``compat.v1`` in TF2 code is kept for compatibility: its function only.
+            tf1 = name.compat is None or name.path in MODULE_WIDE_GRAPH
             self.tf1_api = self.tf1_api or name.compat is None
-            self._note(GRAPH)
+            if self._note(GRAPH, spread=tf1) or tf1:
+                self.graph_signal = True
         elif name.path in TAPES:
             self._note(EAGER)
             self._note(TF2)

@@ -109,6 +109,7 @@ TF1_ONLY = {
 }
 TF1_ONLY_PREFIXES = ("layers.", "contrib.", "nn.rnn_cell.")
 EAGER_SIGNALS = {"enable_eager_execution", "enable_v2_behavior"}
+MODULE_WIDE_GRAPH = {"disable_eager_execution", "disable_v2_behavior"}  # whatever the spelling
 
 # Wrappers that stand for ``tf.function`` (the ``function-decorators`` setting adds more).
 FUNCTION_WRAPPERS = {"tf_agents.utils.common.function": "F", "tf_agents.utils.common.function_in_tf1": "F"}
