@@ -22,9 +22,13 @@ the last bits (measured: up to 1e-4 on 500 rows), and the shape and dtype of
 the zeros, which broadcasting may change, are not known statically.
 
 Known problems: ``while`` loops and loops in helpers called from a loop are not
-seen; ``for`` loops over ``range(k)`` with a literal ``k`` of 4 or less, or over
-a literal list or tuple of at most 4 items, are not reported (a handful of
-slices costs nothing measurable).  A tensor computed anew in each iteration
+seen.  Only loops that run once per element of the data are reported: a literal
+count above 4 (``range(500)``, five literal items), or a count computed from the
+sliced tensor or from what it was built from (``range(len(x))``,
+``range(x.shape[0])``, ``range(n)`` with ``x = tf.reshape(..., [n, 4])``).  A
+count of unknown origin (``range(num_gpus)``, ``range(rank)``, ``enumerate(ks)``)
+may be a handful of devices or dimensions, whose slices cost nothing measurable:
+not reported.  A tensor computed anew in each iteration
 (its expression reads a name the loop binds, ``y = f(x_i); y[:n]``) is not
 reported: it is not one tensor sliced piece by piece, even when the loop as
 a whole could be vectorised.  Tensors held in attributes of other objects
@@ -91,7 +95,7 @@ class TensorSlicedInPythonLoop(Rule):
         read, sliced_reads = names_in(index), names_in([sliced])
         loops = [loop for loop in enclosing_loops(self.context.ancestors)
                  if loop.targets & read and not loop.varying & sliced_reads
-                 and not self._few_iterations(loop)]
+                 and not self._few_iterations(loop) and self._data_sized(loop, sliced_reads)]
         if (not loops or not self.context.is_tensor(sliced)
                 or self.context.is_shape_vector(sliced)):
             return None
@@ -112,6 +116,27 @@ class TensorSlicedInPythonLoop(Rule):
         name = self.context.tf_call(iterable)
         return (self.context.is_tensor(iterable) or (name is not None and name.path == "range")
                 or any(self.context.is_tensor(bound) for bound in bounds or ()))
+
+    def _data_sized(self, loop, sliced_reads) -> bool:
+        """The loop runs once per element of the data: a literal count above a handful, or a
+        count computed from the sliced tensor itself (``range(len(x))``, ``range(x.shape[0])``,
+        ``n = tf.shape(x)[0]``).  A count of unknown origin (devices, dimensions, classes) may
+        well be small: not reported."""
+        if isinstance(loop.iter, (cst.List, cst.Tuple)):
+            return len(loop.iter.elements) > FEW_ITERATIONS and not any(
+                isinstance(element, cst.StarredElement) for element in loop.iter.elements)
+        bounds = range_arguments(self.context, loop.iter)
+        values = [self._value(e) for e in (bounds if bounds is not None else [loop.iter])]
+        if bounds is not None and any(isinstance(v, cst.Integer) and int(v.value, 0) > FEW_ITERATIONS
+                                      for v in values):
+            return True
+        # the sliced tensor, or what it was built from (``x = tf.reshape(..., [n, 4])``)
+        sources = sliced_reads | names_in([self._value(cst.Name(n)) for n in sliced_reads])
+        return bool(names_in(values) & sources)
+
+    def _value(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """A name's value when it is bound exactly once by an assignment."""
+        return (self.context.assigned_value(expr) or expr) if isinstance(expr, cst.Name) else expr
 
     def _few_iterations(self, loop) -> bool:
         if isinstance(loop.iter, (cst.List, cst.Tuple)) and not any(
