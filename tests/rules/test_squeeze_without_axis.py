@@ -12,7 +12,25 @@ CASES = [
     ("import tensorflow.compat.v1 as tf\ny = tf.squeeze(x, squeeze_dims=[1])\n", []),
     ("import numpy as np\ny = np.squeeze(x)\n", []),
     ("import tensorflow as tf\ny = x.squeeze()\n", []),
+    # a static shape spelled out has no dimension to lose by surprise
+    ("import tensorflow as tf\ny = tf.squeeze(tf.constant([[1.0]]))\n", []),
+    ("import tensorflow as tf\nv = tf.Variable([1.0])\ny = tf.squeeze(v)\n", []),
 ]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float32, [None, 1])\ny = tf.squeeze(x)\n", "warning"),
+    ("import tensorflow.compat.v1 as tf\nv = tf.layers.dense(h, 1)\ny = tf.squeeze(tf.sigmoid(v) * 2)\n", "warning"),
+    ("import tensorflow as tf\ny = tf.squeeze(tf.keras.layers.Dense(1)(h))\n", "warning"),
+    # no batch dimension in sight: a parameter, an attribute
+    ("import tensorflow as tf\ny = tf.squeeze(x)\n", "info"),
+    ("import tensorflow as tf\ny = tf.squeeze(self.variance)\n", "info"),
+    ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float32, [1, None])\ny = tf.squeeze(x)\n", "info"),
+])
+def test_warning_only_where_a_batch_dimension_shows(source, expected):
+    from tflint_effective.engine.lint import lint_source
+
+    assert [d.severity for d in lint_source(source, select=["TFE103"])] == [expected]
 
 
 @pytest.mark.parametrize("source, expected", CASES)
