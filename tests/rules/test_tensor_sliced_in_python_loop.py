@@ -39,6 +39,8 @@ CASES = [
     ("for k in [*ks]:\n    z += x[k]\n", []),
     ("for i, row in enumerate(rows):\n    z += x[i] * row\n", []),
     ("for g in range(num_gpus):\n    z += x[g * 8:(g + 1) * 8]\n", []),
+    ("for k in range(x.shape[-1]):\n    z += x[:, k]\n", []),  # features, not rows
+    ("c = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nfor i in range(c.shape[0]):\n    z += c[i]\n", []),  # 2 rows
     # the sliced tensor is computed anew in each iteration (a name the loop binds)
     ("for i, batch in enumerate(batches):\n    y = tf.concat([x, batch], 0)\n    z += y[i]\n", []),
     ("for b in batches:\n    y = x * 2\n    z += y[:b.shape[0]]\n", []),

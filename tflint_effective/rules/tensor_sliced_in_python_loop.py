@@ -22,22 +22,25 @@ the last bits (measured: up to 1e-4 on 500 rows), and the shape and dtype of
 the zeros, which broadcasting may change, are not known statically.
 
 Known problems: ``while`` loops and loops in helpers called from a loop are not
-seen.  Only loops that run once per element of the data are reported: a literal
-count above 4 (``range(500)``, five literal items), or a count computed from the
-sliced tensor or from what it was built from (``range(len(x))``,
-``range(x.shape[0])``, ``range(n)`` with ``x = tf.reshape(..., [n, 4])``).  A
-count of unknown origin (``range(num_gpus)``, ``range(rank)``, ``enumerate(ks)``)
-may be a handful of devices or dimensions, whose slices cost nothing measurable:
-not reported.  A tensor computed anew in each iteration
+seen.  Only loops that run once per row of the data are reported: a literal
+count above 4 (``range(500)``, five literal items), or the length of the sliced
+tensor's first axis (``range(len(x))``, ``range(x.shape[0])``, ``tf.range(n)``
+with ``x = tf.reshape(..., [n, 4])``) unless its static shape shows 4 rows or
+fewer.  A count of unknown origin (``range(num_gpus)``, ``enumerate(ks)``) or of
+another axis (``x.shape[-1]``: features, dimensions) may be a handful, whose
+slices cost nothing measurable: not reported.  A tensor computed anew in each iteration
 (its expression reads a name the loop binds, ``y = f(x_i); y[:n]``) is not
 reported: it is not one tensor sliced piece by piece, even when the loop as
 a whole could be vectorised.  Tensors held in attributes of other objects
 (``table.rows[i]``) or coming from other modules are not known to be tensors.  Shape vectors
 (``tf.shape(x)[i]``) are not reported: their loops are bounded by the rank.
 """
+from typing import Set
+
 import libcst as cst
 
 from ..analysis.loops import enclosing_loops, is_python_int, names_in, range_arguments
+from ..analysis.static_shapes import static_shape
 from ..analysis.syntax import call_arg, has_star_args
 from ..rule import DISPLAY_ONLY, MODES, WARNING, Rule, per_mode
 
@@ -118,21 +121,50 @@ class TensorSlicedInPythonLoop(Rule):
                 or any(self.context.is_tensor(bound) for bound in bounds or ()))
 
     def _data_sized(self, loop, sliced_reads) -> bool:
-        """The loop runs once per element of the data: a literal count above a handful, or a
-        count computed from the sliced tensor itself (``range(len(x))``, ``range(x.shape[0])``,
-        ``n = tf.shape(x)[0]``).  A count of unknown origin (devices, dimensions, classes) may
-        well be small: not reported."""
+        """The loop runs once per row of the data: a literal count above a handful, or the
+        length of the sliced tensor's first axis (``range(len(x))``, ``range(x.shape[0])``,
+        ``range(n)`` with ``x = tf.reshape(..., [n, 4])``).  A count of unknown origin
+        (devices, classes) or another axis (``x.shape[-1]``: features) may well be small."""
         if isinstance(loop.iter, (cst.List, cst.Tuple)):
             return len(loop.iter.elements) > FEW_ITERATIONS and not any(
                 isinstance(element, cst.StarredElement) for element in loop.iter.elements)
         bounds = range_arguments(self.context, loop.iter)
-        values = [self._value(e) for e in (bounds if bounds is not None else [loop.iter])]
-        if bounds is not None and any(isinstance(v, cst.Integer) and int(v.value, 0) > FEW_ITERATIONS
-                                      for v in values):
-            return True
-        # the sliced tensor, or what it was built from (``x = tf.reshape(..., [n, 4])``)
-        sources = sliced_reads | names_in([self._value(cst.Name(n)) for n in sliced_reads])
-        return bool(names_in(values) & sources)
+        name = self.context.tf_call(loop.iter)
+        if bounds is None and name is not None and name.path == "range" and not has_star_args(loop.iter):
+            bounds = [arg.value for arg in loop.iter.args if arg.keyword is None]  # tf.range(n)
+        if bounds is None:
+            return False
+        built_from = names_in([self._value(cst.Name(n)) for n in sliced_reads])
+        return any(self._counts_rows(self._value(bound), sliced_reads, built_from) for bound in bounds)
+
+    def _counts_rows(self, expr, sliced: Set[str], built_from: Set[str]) -> bool:
+        if isinstance(expr, cst.Integer):
+            return int(expr.value, 0) > FEW_ITERATIONS
+        if isinstance(expr, cst.Name):
+            return expr.value in built_from
+        if isinstance(expr, cst.BinaryOperation):
+            return any(self._counts_rows(self._value(side), sliced, built_from) for side in (expr.left, expr.right))
+        if isinstance(expr, cst.Call) and len(expr.args) == 1 and isinstance(expr.func, cst.Name):
+            if expr.func.value == "int":
+                return self._counts_rows(self._value(expr.args[0].value), sliced, built_from)
+            if expr.func.value == "len":
+                return self._rows_of(expr.args[0].value, sliced)
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            index = expr.slice[0].slice.value
+            if isinstance(index, cst.Integer) and int(index.value, 0) == 0:
+                shape = expr.value
+                if isinstance(shape, cst.Attribute) and shape.attr.value == "shape":
+                    return self._rows_of(shape.value, sliced)
+                if isinstance(shape, cst.Call) and shape.args and self.context.tf_call(shape) is not None:
+                    return self.context.tf_call(shape).path == "shape" and self._rows_of(shape.args[0].value, sliced)
+        return False
+
+    def _rows_of(self, tensor, sliced: Set[str]) -> bool:
+        """``tensor`` is one of the sliced names, with a first axis not known to be small."""
+        if not (isinstance(tensor, cst.Name) and tensor.value in sliced):
+            return False
+        shape = static_shape(self.context, tensor)
+        return not (shape and shape[0] <= FEW_ITERATIONS)
 
     def _value(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """A name's value when it is bound exactly once by an assignment."""
