@@ -1,0 +1,166 @@
+"""Precision and recall on the real-code corpus the rules were not tuned on (quality/CORPUS.md).
+
+    python scripts/heldout.py --root DIR lint      # lint the held-out part (findings shown by default)
+    python scripts/heldout.py --root DIR sample    # write review files for the sampled findings
+    python scripts/heldout.py --root DIR report    # the precision table from quality/heldout_verdicts.csv
+    python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
+
+A review item is one rule's findings on one line of one file, at the default minimum severity
+(warning: what users see).  Per rule the items are ordered by the SHA-256 of
+``16:<unit>/<path>:<line>:<code>`` and the first 25 are sampled (50 when there are 100 or
+more).  A verdict is ``true`` (a real defect or risk the maintainer would accept a change
+for), ``false`` or ``debatable``; debatable verdicts above 20% of a sample count as false.
+A rule with fewer than 20 items is reported as unmeasured.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import realcode  # noqa: E402
+from tflint_effective.engine.lint import lint_source  # noqa: E402
+from tflint_effective.levels import SEVERITY_RANK, WARNING  # noqa: E402
+
+VERDICTS = ROOT / "quality" / "heldout_verdicts.csv"
+LABELS = ROOT / "quality" / "recall" / "labels.csv"
+SEED = 16
+
+
+def _unit_dir(root: Path, name: str) -> Path:
+    return realcode.unit_dir(next(u for u in realcode.UNITS if u.name == name), root)
+
+
+def _findings_file(root: Path, split: str) -> Path:
+    return root / f"findings-{split}.jsonl"
+
+
+def lint(root: Path, split: str) -> None:
+    with _findings_file(root, split).open("w") as out:
+        for unit, path in realcode.python_files(root, split=split):
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            relative = path.relative_to(_unit_dir(root, unit)).as_posix()
+            for d in lint_source(text, str(path)):
+                out.write(json.dumps({"unit": unit, "path": relative, "line": d.line, "end_line": d.end_line,
+                                      "code": d.code, "severity": d.severity, "message": d.message}) + "\n")
+
+
+def _items(root: Path, split: str):
+    """(unit, path, line, code) -> severity, for findings shown by default."""
+    items = {}
+    for row in map(json.loads, _findings_file(root, split).open()):
+        if row["code"] != "TFE000" and SEVERITY_RANK[row["severity"]] >= SEVERITY_RANK[WARNING]:
+            items[(row["unit"], row["path"], row["line"], row["code"])] = row["severity"]
+    return items
+
+
+def _sample(items):
+    by_code = defaultdict(list)
+    for key in items:
+        by_code[key[3]].append(key)
+    sampled = {}
+    for code, keys in by_code.items():
+        keys.sort(key=lambda k: hashlib.sha256(f"{SEED}:{k[0]}/{k[1]}:{k[2]}:{k[3]}".encode()).hexdigest())
+        sampled[code] = keys[:50 if len(keys) >= 100 else 25]
+    return by_code, sampled
+
+
+def _verdicts():
+    if not VERDICTS.exists():
+        return {}
+    with VERDICTS.open() as handle:
+        return {(r["unit"], r["path"], int(r["line"]), r["code"]): r for r in csv.DictReader(handle)}
+
+
+def sample(root: Path) -> int:
+    items = _items(root, "heldout")
+    _, sampled = _sample(items)
+    verdicts = _verdicts()
+    review = root / "review"
+    review.mkdir(exist_ok=True)
+    missing = 0
+    for code, keys in sorted(sampled.items()):
+        lines = []
+        for unit, path, line, _ in keys:
+            source = (_unit_dir(root, unit) / path).read_text(encoding="utf-8").splitlines()
+            verdict = verdicts.get((unit, path, line, code), {}).get("verdict", "TODO")
+            missing += verdict == "TODO"
+            lines.append(f"## {unit}/{path}:{line} {code} [{items[(unit, path, line, code)]}] {verdict}")
+            for number in range(max(1, line - 8), min(len(source), line + 4) + 1):
+                lines.append(f"{'>' if number == line else ' '}{number:5d} {source[number - 1]}")
+            lines.append("")
+        (review / f"{code}.txt").write_text("\n".join(lines))
+    print(f"review files in {review}; {missing} sampled items without a verdict")
+    return 1 if missing else 0
+
+
+def report(root: Path) -> int:
+    by_code, sampled = _sample(_items(root, "heldout"))
+    verdicts = _verdicts()
+    print("| rule | findings | sampled | true | false | debatable | precision |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for code in sorted(by_code):
+        keys = sampled[code]
+        counts = Counter(verdicts.get((*k[:3], code), {}).get("verdict", "TODO") for k in keys)
+        false = counts["false"] + max(0, counts["debatable"] - len(keys) // 5)
+        judged = counts["true"] + false
+        if len(by_code[code]) < 20:
+            precision = "unmeasured (< 20 findings)"
+        else:
+            precision = f"{100 * counts['true'] / judged:.0f}%" if judged else "n/a"
+        print(f"| {code} | {len(by_code[code])} | {len(keys)} | {counts['true']} | {counts['false']} "
+              f"| {counts['debatable']} | {precision} |")
+    return 0
+
+
+def recall(root: Path) -> int:
+    with LABELS.open() as handle:
+        labels = [r for r in csv.DictReader(handle) if not r["note"].startswith("debatable:")]
+    files = {(r["unit"], r["path"]) for r in csv.DictReader((ROOT / "quality" / "recall" / "files.csv").open())}
+    found = defaultdict(list)
+    for unit, path in sorted(files):
+        text = (_unit_dir(root, unit) / path).read_text(encoding="utf-8")
+        for d in lint_source(text, path):
+            found[(unit, path, d.code)].append(d)
+    hits, shown, total = Counter(), Counter(), Counter()
+    for label in labels:
+        line, key = int(label["line"]), (label["unit"], label["path"], label["code"])
+        matches = [d for d in found[key] if d.line <= line <= max(d.end_line, d.line)]
+        total[label["code"]] += 1
+        hits[label["code"]] += bool(matches)
+        shown[label["code"]] += any(SEVERITY_RANK[d.severity] >= SEVERITY_RANK[WARNING] for d in matches)
+    print("| rule | labelled | found (any severity) | found at warning or above |")
+    print("| --- | ---: | ---: | ---: |")
+    for code in sorted(total):
+        print(f"| {code} | {total[code]} | {hits[code]} | {shown[code]} |")
+    print(f"| all | {sum(total.values())} | {sum(hits.values())} ({sum(hits.values()) / sum(total.values()):.2f}) "
+          f"| {sum(shown.values())} |")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=realcode.DEFAULT_ROOT)
+    parser.add_argument("command", choices=["lint", "sample", "report", "recall"])
+    parser.add_argument("--split", default="heldout", choices=["heldout", "dev"])
+    args = parser.parse_args(argv)
+    if args.command == "lint":
+        lint(args.root, args.split)
+        return 0
+    return {"sample": sample, "report": report, "recall": recall}[args.command](args.root)
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(20000)
+    sys.exit(main())
