@@ -1,23 +1,29 @@
-"""tflint-effective versus flake8, ruff and Fixit on real TensorFlow code, side by side.
+"""tflint-effective's CPU cost against flake8's, on real TensorFlow code and on single files.
 
-The corpus is the sources of six TensorFlow-heavy packages (``scripts/corpus.py``
-downloads the pinned wheels with pip once).  A fixed-seed sample of it is copied
-to a temporary directory and every tool checks that directory, each as a fresh
-process, ``--repeat`` times in interleaved order; the table shows medians of
-wall-clock seconds, files per second and ratios from this one run.  CPU seconds
-(the tool's processes and their workers) are shown too: on a busy machine they
-move less than wall time.  Peak memory is the sum of the resident sizes of the
-tool's process tree, sampled every 50 ms in one more run of each command after
-the timed ones: the sampler takes CPU time, which on two cores would slow the
-two-worker runs more than the others.
+The corpus is the sources of the packages pinned in ``scripts/corpus.py`` (their
+versions are printed with the results; ``pip download`` fetches the wheels once,
+into ``~/.cache/tflint-effective-corpus``).  A fixed-seed sample of it is copied
+to a temporary directory.  Every command runs as a fresh process; the figures
+are CPU seconds (user + system, of the process and every worker it waited for),
+medians of ``--repeat`` (at least 5) rounds in which the commands of a
+comparison run one after the other (interleaved pairs), so slow phases of a
+shared machine hit both sides alike.  flake8 runs with its default checks only
+(pycodestyle, pyflakes, mccabe: our plugin filtered out) unless the plugin is
+what is measured.
 
-flake8 runs with its default checks only (our flake8 plugin filtered out), and
-once more with the plugin to see what it adds.  ruff and Fixit are measured
-when installed (``--ruff`` / ``--fixit`` name other executables); Fixit runs
-once, it is slow.
+Figures (the targets of issue 21 in brackets):
+1. ``check`` of the corpus, one process, no cache / ``flake8 -j1``      (<= 0.5x)
+2. ``check`` of one small TensorFlow file / flake8 on it                (<= 1.5x)
+3. ``check`` of one file without TensorFlow / flake8 on it              (<= 1.2x)
+4. what the plugin adds to ``flake8 -j1`` on the corpus, with an empty
+   cache and with the cache a previous run filled                       (<= 50%, <= 10%)
+5. peak RSS of the largest single process of ``check --jobs 2``         (<= 300 MB)
+6. ``--jobs 2`` wall-time speed-up over one process, measured only while
+   the load average is below 0.5 (the benchmark waits up to ``--settle``
+   seconds for it before each pair; "not measurable" otherwise)         (>= 1.8x)
 
-    python benchmarks/bench_lint.py                  # 1,000 files, seed 8, 3 repeats
-    python benchmarks/bench_lint.py --files 0        # the whole corpus
+    python benchmarks/bench_lint.py                    # 1,000 files, seed 8, 5 rounds
+    python benchmarks/bench_lint.py --files 200 --repeat 5 --settle 0   # a quick look
 """
 from __future__ import annotations
 
@@ -30,13 +36,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
-PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 sys.path.insert(0, str(ROOT))
 # flake8 with every plugin but ours: its "default checks" (pycodestyle, pyflakes, mccabe).
 FLAKE8_WITHOUT_US = (
@@ -46,6 +50,45 @@ FLAKE8_WITHOUT_US = (
     "from flake8.main.cli import main\n"
     "sys.exit(main())\n"
 )
+# Runs a command and prints the peak RSS of the largest process of its tree (Linux:
+# ru_maxrss of RUSAGE_CHILDREN is the largest of every descendant waited for).
+PEAK_RSS = ("import resource, subprocess, sys\n"
+            "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+SMALL_TF = '''"""A small model file."""
+import tensorflow as tf
+
+
+def loss(labels, logits):
+    probabilities = tf.nn.softmax(logits)
+    return -tf.reduce_sum(labels * tf.math.log(probabilities))
+
+
+class Model(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(10)
+
+    def call(self, x):
+        return self.dense(tf.squeeze(x))
+'''
+NO_TF = '''"""A small module without TensorFlow."""
+import collections
+import os
+
+
+def count_words(path):
+    counts = collections.Counter()
+    with open(path, encoding="utf-8") as stream:
+        for line in stream:
+            counts.update(line.split())
+    return counts
+
+
+def biggest(folder, n=10):
+    sizes = [(entry.stat().st_size, entry.name) for entry in os.scandir(folder) if entry.is_file()]
+    return sorted(sizes, reverse=True)[:n]
+'''
 
 
 def _corpus_module():
@@ -56,25 +99,23 @@ def _corpus_module():
 
 
 def sample(count: int, seed: int):
-    """(package, path) pairs: ``count`` files drawn with ``random.Random(seed)`` (0: all)."""
+    """(corpus module, root, [(package, path)]): ``count`` files drawn with ``random.Random(seed)``."""
     corpus = _corpus_module()
     root = corpus.fetch()
     files = list(corpus.python_files(root))
     chosen = files if not count or count >= len(files) else sorted(random.Random(seed).sample(files, count))
-    return root, chosen
+    return corpus, root, chosen
 
 
-def describe(root: Path, chosen) -> str:
+def describe(corpus, chosen) -> str:
     texts = [path.read_bytes() for _, path in chosen]
     size = sum(map(len, texts))
-    without = [t for t in texts if b"tensorflow" not in t]
     from tflint_effective.engine.prefilter import can_skip
 
     skipped = [t for t in texts if can_skip(t.decode("utf-8", "replace"))]
-    packages = sorted({package for package, _ in chosen})
-    return (f"{len(chosen)} files, {size / 1e6:.1f} MB from {', '.join(packages)} ({root}); "
-            f"{len(without) / len(texts):.0%} never mention tensorflow "
-            f"({sum(map(len, without)) / size:.0%} of the bytes); "
+    packages = ", ".join(f"{name}=={version}" for name, version in corpus.PACKAGES.items())
+    return (f"corpus: {packages}\n"
+            f"sample: {len(chosen)} files, {size / 1e6:.1f} MB; "
             f"{len(skipped) / len(texts):.0%} import no TensorFlow and are skipped by the pre-filter "
             f"({sum(map(len, skipped)) / size:.0%} of the bytes)")
 
@@ -86,132 +127,128 @@ def copy_tree(root: Path, chosen, target: Path) -> None:
         shutil.copyfile(path, destination)
 
 
-def _tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and its descendants (Linux /proc; 0 elsewhere)."""
-    total, pending = 0, [pid]
-    while pending:
-        member = pending.pop()
-        try:
-            with open(f"/proc/{member}/statm") as stream:
-                total += int(stream.read().split()[1]) * PAGE
-            with open(f"/proc/{member}/task/{member}/children") as stream:
-                pending += [int(child) for child in stream.read().split()]
-        except (OSError, ValueError):
-            continue
-    return total
-
-
-def measure(command, env=None, memory=False):
-    """(wall seconds, CPU seconds of the process tree, peak tree RSS bytes (0 unless
-    ``memory``), exit status)."""
+def run(command, env) -> tuple:
+    """(wall seconds, CPU seconds of the process and the children it waited for)."""
     before = os.times()
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
-    peak = [0]
-    stop = threading.Event()
-
-    def sample_memory():
-        while not stop.wait(0.05):
-            peak[0] = max(peak[0], _tree_rss(process.pid))
-
-    sampler = threading.Thread(target=sample_memory, daemon=True)
-    if memory:
-        sampler.start()
-    _, errors = process.communicate()
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=ROOT)
     wall = time.perf_counter() - start
-    stop.set()
-    if memory:
-        sampler.join()
     after = os.times()
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    if process.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(map(str, command))} failed ({process.returncode}):\n{errors.decode()[-2000:]}")
-    return wall, cpu, peak[0], process.returncode
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(map(str, command))} failed ({done.returncode}):\n{done.stderr.decode()[-2000:]}")
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
+def peak_rss(command, env) -> int:
+    """Bytes: the peak RSS of the largest single process of ``command``'s tree."""
+    done = subprocess.run([PYTHON, "-c", PEAK_RSS, *command], capture_output=True, text=True, env=env, cwd=ROOT)
+    return int(done.stdout.split()[-1]) * 1024
+
+
+def rounds(commands: dict, repeat: int, before_each=None) -> dict:
+    """name -> [(wall, cpu)]: the commands run one after the other, ``repeat`` times."""
+    results = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, (command, env) in commands.items():
+            if before_each is not None:
+                before_each(name)
+            results[name].append(run(command, env))
+    return results
+
+
+def cpu(results, name) -> float:
+    return statistics.median(cpu_seconds for _, cpu_seconds in results[name])
+
+
+def settle(limit: float, seconds: float) -> float:
+    """Wait (up to ``seconds``) for the 1-minute load average to drop below ``limit``; return it."""
+    deadline = time.monotonic() + seconds
+    while os.getloadavg()[0] >= limit and time.monotonic() < deadline:
+        time.sleep(2)
+    return os.getloadavg()[0]
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=1000, help="files to sample (0: the whole corpus)")
     parser.add_argument("--seed", type=int, default=8)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--ruff", default=shutil.which("ruff") or shutil.which("ruff", path=Path(PYTHON).parent))
-    parser.add_argument("--fixit", default=shutil.which("fixit") or shutil.which("fixit", path=Path(PYTHON).parent))
+    parser.add_argument("--repeat", type=int, default=5, help="rounds (at least 5)")
+    parser.add_argument("--settle", type=float, default=90,
+                        help="seconds to wait for the load to drop below 0.5 before each --jobs pair")
     args = parser.parse_args(argv)
+    if args.repeat < 5:
+        parser.error("--repeat must be at least 5 (medians of interleaved pairs)")
 
-    root, chosen = sample(args.files, args.seed)
-    print(describe(root, chosen))
-    print(f"{os.cpu_count()} CPUs; load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    corpus, root, chosen = sample(args.files, args.seed)
+    print(describe(corpus, chosen))
+    print(f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
+          f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="bench-lint-") as temp:
-        tree, cache_dir = Path(temp, "corpus"), Path(temp, "cache")
+        temp = Path(temp)
+        tree, cache_dir = temp / "corpus", temp / "cache"
         copy_tree(root, chosen, tree)
+        (temp / "small_tf.py").write_text(SMALL_TF)
+        (temp / "no_tf.py").write_text(NO_TF)
         env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(cache_dir)}
         tfe = [PYTHON, "-m", "tflint_effective", "check", "--isolated", "-q", "--exit-zero"]
         flake8 = [PYTHON, "-c", FLAKE8_WITHOUT_US, "--isolated", "--exit-zero"]
-        runs = {
-            "flake8 default checks, -j1": flake8 + ["-j1", str(tree)],
-            "flake8 default checks, -j2": flake8 + ["-j2", str(tree)],
-            "flake8 default checks + TFE plugin, -j1": [PYTHON, "-m", "flake8", "--isolated", "--exit-zero",
-                                                        "-j1", str(tree)],
-            "tflint-effective check, 1 process": tfe + ["--no-cache", "-j1", str(tree)],
-            "tflint-effective check, --jobs 2": tfe + ["--no-cache", "-j2", str(tree)],
-            "tflint-effective check, no pre-filter, 1 process": tfe + ["--no-cache", "--no-prefilter", "-j1",
-                                                                       str(tree)],
-        }
-        if args.ruff:
-            runs["ruff check (default rules)"] = [args.ruff, "check", "--isolated", "--no-cache", "--exit-zero",
-                                                  "--quiet", str(tree)]
-        times = {name: [] for name in runs}
-        cached = {"tflint-effective check, --jobs 2, empty cache": [],
-                  "tflint-effective check, --jobs 2, second run (cached)": []}
-        peaks = {}
-        for round_ in range(args.repeat + 1):  # the last round samples memory
-            memory = round_ == args.repeat
-            for name, command in runs.items():
-                times[name].append(measure(command, env, memory))
-            shutil.rmtree(cache_dir, ignore_errors=True)
-            for name in cached:
-                cached[name].append(measure(tfe + ["-j2", str(tree)], env, memory))
-            print(f"  round {round_ + 1}/{args.repeat + 1} done{' (memory)' if memory else ''}, "
-                  f"load {os.getloadavg()[0]:.2f}", file=sys.stderr)
-        times.update(cached)
-        for name, values in times.items():
-            peaks[name] = values.pop()[2]
-        if args.fixit:
-            # Fixit's default rules, in as many processes as there are CPUs, once
-            fixit = measure([args.fixit, "lint", str(tree)], env, memory=True)
-            times["Fixit default rules (fixit lint, all CPUs)"] = [fixit]
-            peaks["Fixit default rules (fixit lint, all CPUs)"] = fixit[2]
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    return report(times, peaks, len(chosen))
+        plugin = [PYTHON, "-m", "flake8", "--isolated", "--exit-zero", "-j1", str(tree)]
+        figures = []
 
+        # 6 first: the others raise the load average for minutes.
+        speedups, loads = [], []
+        for _ in range(args.repeat):
+            load = settle(0.5, args.settle)
+            loads.append(load)
+            if load >= 0.5:
+                continue
+            pair = rounds({"one": (tfe + ["--no-cache", "-j1", str(tree)], env),
+                           "two": (tfe + ["--no-cache", "-j2", str(tree)], env)}, 1)
+            speedups.append(pair["one"][0][0] / pair["two"][0][0])
+        print(f"  --jobs 2 pairs done (loads {', '.join(f'{x:.2f}' for x in loads)})", file=sys.stderr)
 
-def report(times, peaks, files: int) -> int:
-    median = {name: (*(statistics.median(run[i] for run in values) for i in range(2)), peaks[name])
-              for name, values in times.items()}
-    base = median["flake8 default checks, -j1"][0]
-    print("\n| tool | seconds (median) | CPU s | files/s | vs flake8 -j1 | peak RSS MB | runs |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for name, (wall, cpu, rss) in median.items():
-        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {files / wall:.1f} | {wall / base:.2f}x | {rss / 1e6:.0f} "
-              f"| {len(times[name])} |")
-    one = median["tflint-effective check, 1 process"]
-    two = median["tflint-effective check, --jobs 2"]
-    plugin = median["flake8 default checks + TFE plugin, -j1"][0] - base
-    cold = median["tflint-effective check, --jobs 2, empty cache"][0]
-    warm = median["tflint-effective check, --jobs 2, second run (cached)"][0]
-    print("\ntargets (ratios of medians from this run)")
-    print(f"1. check, 1 process / flake8 -j1: {one[0] / base:.2f}x wall (target <= 0.70), "
-          f"{one[1] / median['flake8 default checks, -j1'][1]:.2f}x CPU")
-    fixit = median.get("Fixit default rules (fixit lint, all CPUs)")
-    if fixit:
-        print(f"   Fixit / check, 1 process: {fixit[0] / one[0]:.1f}x (target >= 5)")
+        corpus_runs = rounds({
+            "flake8 -j1": (flake8 + ["-j1", str(tree)], env),
+            "check -j1": (tfe + ["--no-cache", "-j1", str(tree)], env),
+            "flake8 + plugin, empty cache": (plugin, env),
+            "flake8 + plugin, warm cache": (plugin, env),
+        }, args.repeat, before_each=lambda name: name.endswith("empty cache") and shutil.rmtree(
+            cache_dir, ignore_errors=True))
+        print("  corpus rounds done", file=sys.stderr)
+        single = rounds({
+            "flake8 small TF file": (flake8 + [str(temp / "small_tf.py")], env),
+            "check small TF file": (tfe + ["--no-cache", str(temp / "small_tf.py")], env),
+            "flake8 file without TF": (flake8 + [str(temp / "no_tf.py")], env),
+            "check file without TF": (tfe + ["--no-cache", str(temp / "no_tf.py")], env),
+        }, args.repeat)
+        rss = peak_rss(tfe + ["--no-cache", "-j2", str(tree)], env)
+
+    base = cpu(corpus_runs, "flake8 -j1")
+    print("\n| command | CPU s (median) | wall s (median) | runs |")
+    print("| --- | ---: | ---: | ---: |")
+    for results in (corpus_runs, single):
+        for name, values in results.items():
+            print(f"| {name} | {cpu(results, name):.3f} | {statistics.median(w for w, _ in values):.3f} "
+                  f"| {len(values)} |")
+    figures.append(f"1. check, 1 process / flake8 -j1 on {len(chosen)} files: "
+                   f"{cpu(corpus_runs, 'check -j1') / base:.2f}x CPU (target <= 0.5)")
+    small = cpu(single, "check small TF file") / cpu(single, "flake8 small TF file")
+    plain = cpu(single, "check file without TF") / cpu(single, "flake8 file without TF")
+    figures.append(f"2. one small TF file: {small:.2f}x flake8's CPU (target <= 1.5)")
+    figures.append(f"3. one file without TF: {plain:.2f}x flake8's CPU (target <= 1.2)")
+    cold = cpu(corpus_runs, "flake8 + plugin, empty cache") / base - 1
+    warm = cpu(corpus_runs, "flake8 + plugin, warm cache") / base - 1
+    figures.append(f"4. the plugin adds {cold:+.0%} to flake8 -j1's CPU with an empty cache (target <= 50%), "
+                   f"{warm:+.0%} with a warm one (target <= 10%)")
+    figures.append(f"5. peak RSS of the largest process of check --jobs 2: {rss / 1e6:.0f} MB (target <= 300)")
+    if speedups:
+        figures.append(f"6. --jobs 2 wall-time speed-up: {statistics.median(speedups):.2f}x "
+                       f"(median of {len(speedups)} pairs at load < 0.5; target >= 1.8)")
     else:
-        print("   Fixit: not installed, not measured")
-    print(f"2. --jobs 2 speed-up: {one[0] / two[0]:.2f}x (target >= 1.8)")
-    print(f"3. second (cached) run / first run: {warm / cold:.1%} (target <= 5%)")
-    print(f"4. what the plugin adds to flake8 -j1: {plugin:.2f} s; check, 1 process: {one[0]:.2f} s "
-          f"(target: not more)")
-    print(f"5. peak RSS with 2 workers (process tree): {two[2] / 1e6:.0f} MB (target < 300)")
+        figures.append(f"6. --jobs 2 speed-up: not measurable (load average {min(loads):.2f} or more, "
+                       "not below 0.5)")
+    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("\n".join(["", *figures]))
     return 0
 
 

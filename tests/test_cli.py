@@ -20,8 +20,8 @@ BAD = ("import tensorflow as tf\n"
        "s = tf.reduce_sum(x)\n")
 FIXED = BAD.replace("reduction_indices=", "axis=")
 CLEAN = "import tensorflow as tf\n\ns = tf.reduce_sum(x, axis=0)\n"
-LINE_102 = f"bad.py:3:23: TFE102 {M102}"
-LINE_101 = f"bad.py:4:5: TFE101 {M101}"
+LINE_102 = f"bad.py:3:23: TFE102 [warning] {M102}"
+LINE_101 = f"bad.py:4:5: TFE101 [info] {M101}"
 
 
 def run(capsys, *argv, stdin=None):
@@ -59,7 +59,7 @@ def test_check_walks_directories_and_skips_excluded(workdir, capsys):
     (workdir / "pkg" / "a.py").write_text(BAD)
     (workdir / "pkg" / "skip_me.py").write_text(BAD)
     status, out, err = run(capsys, "check", "pkg", "--select", "TFE102", "--exclude", "skip_*")
-    assert (status, out) == (1, f"pkg/a.py:3:23: TFE102 {M102}\n")
+    assert (status, out) == (1, f"pkg/a.py:3:23: TFE102 [warning] {M102}\n")
     assert err == "1 finding (1 fixable) in 1 file\n"
 
 
@@ -68,7 +68,7 @@ def test_unparseable_file_is_tfe000_and_exit_2_while_others_are_still_checked(wo
     status, out, _ = run(capsys, "check", "broken.py", "bad.py", "--select", "TFE102")
     lines = out.splitlines()
     assert status == 2
-    assert lines[0] == "broken.py:2:5: TFE000 syntax error: invalid syntax"
+    assert lines[0] == "broken.py:2:5: TFE000 [error] syntax error: invalid syntax"
     assert lines[1:] == [LINE_102]
 
 
@@ -93,7 +93,7 @@ def test_minimum_severity_drops_findings_below_it(workdir, capsys):
     (["--select", "E501"], "argument --select: E501 is not a rule code or prefix "
                            "(TFE followed by up to three digits)"),
     (["--severity", "fatal"], "argument --severity: expected one of info, warning, error, got 'fatal'"),
-    (["--format", "xml"], "argument --format: invalid choice: 'xml'"),
+    (["--format", "xml"], "argument --output-format/--format: invalid choice: 'xml'"),
 ])
 def test_bad_options_are_usage_errors(workdir, capsys, argv, message):
     status, out, err = run(capsys, "check", "bad.py", *argv)
@@ -103,7 +103,7 @@ def test_bad_options_are_usage_errors(workdir, capsys, argv, message):
 
 def test_standard_input_with_a_name(workdir, capsys):
     assert run(capsys, "check", "-", "--stdin-filename", "src/m.py", "--select", "TFE102", stdin=BAD) == (
-        1, f"src/m.py:3:23: TFE102 {M102}\n", "1 finding (1 fixable) in 1 file\n")
+        1, f"src/m.py:3:23: TFE102 [warning] {M102}\n", "1 finding (1 fixable) in 1 file\n")
 
 
 def test_output_file(workdir, capsys):
@@ -131,23 +131,23 @@ SUPPRESSED = ("import tensorflow as tf\n"
 def test_noqa_and_file_level_disable(workdir, capsys):
     (workdir / "s.py").write_text(SUPPRESSED)
     assert run(capsys, "check", "s.py", "--select", "TFE1") == (
-        1, f"s.py:6:5: TFE101 {M101}\n", "1 finding (0 fixable) in 1 file\n")
+        1, f"s.py:6:5: TFE101 [info] {M101}\n", "1 finding (0 fixable) in 1 file\n")
 
 
 def test_show_suppressed_lists_what_was_silenced_and_why(workdir, capsys):
     (workdir / "s.py").write_text(SUPPRESSED)
     assert run(capsys, "check", "s.py", "--select", "TFE1", "--show-suppressed") == (1, (
-        f"s.py:3:23: TFE102 {M102} [suppressed by # tflint-effective: disable]\n"
-        f"s.py:4:5: TFE101 {M101} [suppressed by # noqa]\n"
-        f"s.py:5:5: TFE101 {M101} [suppressed by # noqa]\n"
-        f"s.py:6:5: TFE101 {M101}\n"), "1 finding (0 fixable) in 1 file; 3 suppressed\n")
+        f"s.py:3:23: TFE102 [warning] {M102} [suppressed by # tflint-effective: disable]\n"
+        f"s.py:4:5: TFE101 [info] {M101} [suppressed by # noqa]\n"
+        f"s.py:5:5: TFE101 [info] {M101} [suppressed by # noqa]\n"
+        f"s.py:6:5: TFE101 [info] {M101}\n"), "1 finding (0 fixable) in 1 file; 3 suppressed\n")
 
 
 def test_unknown_codes_in_suppressions_are_warned_about(workdir, capsys):
     (workdir / "s.py").write_text("import tensorflow as tf\n"
                                   "# tflint-effective: disable=TFE9\n"
                                   "s = tf.reduce_sum(x)  # noqa: TFE999, E501\n")
-    assert run(capsys, "check", "s.py") == (1, f"s.py:3:5: TFE101 {M101}\n", (
+    assert run(capsys, "check", "s.py") == (1, f"s.py:3:5: TFE101 [info] {M101}\n", (
         "s.py:2: warning: TFE9 in a suppression comment is not a rule code\n"
         "s.py:3: warning: TFE999 in a suppression comment is not a rule code\n"
         "1 finding (0 fixable) in 1 file\n"))
@@ -179,7 +179,7 @@ def test_fix_diff_prints_the_diff_and_writes_nothing(workdir, capsys):
 
 def test_fix_standard_input_prints_the_fixed_source_and_reports_on_stderr(workdir, capsys):
     assert run(capsys, "fix", "-", "--select", "TFE1", stdin=BAD) == (
-        1, FIXED, f"-:4:5: TFE101 {M101}\nFixed 1 finding in 1 file.\n1 finding (0 fixable) in 1 file\n")
+        1, FIXED, f"-:4:5: TFE101 [info] {M101}\nFixed 1 finding in 1 file.\n1 finding (0 fixable) in 1 file\n")
 
 
 class _UnsafeAbs(Rule):
@@ -198,7 +198,7 @@ class _UnsafeAbs(Rule):
 def test_unsafe_fixes_only_with_the_flag_and_counted_when_hidden(workdir, capsys, monkeypatch):
     monkeypatch.setattr(registry, "selected_rules", lambda select=None, ignore=None: [_UnsafeAbs])
     (workdir / "u.py").write_text("import tensorflow as tf\ny = tf.abs(x)\n")
-    assert run(capsys, "fix", "u.py") == (1, "u.py:2:5: TFE993 abs\n", (
+    assert run(capsys, "fix", "u.py") == (1, "u.py:2:5: TFE993 [warning] abs\n", (
         "Fixed 0 findings in 0 files.\n1 finding (0 fixable, 1 more with --unsafe-fixes) in 1 file\n"))
     assert run(capsys, "fix", "u.py", "--unsafe-fixes") == (1, "", "Fixed 1 finding in 1 file.\n")
     assert (workdir / "u.py").read_text() == "import tensorflow as tf\ny = tf.math.abs(x)\n"

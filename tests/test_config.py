@@ -13,8 +13,8 @@ M102 = rule_by_code("TFE102").MESSAGE.format(old="reduction_indices", new="axis"
 BAD = ("import tensorflow as tf\n"
        "m = tf.reduce_mean(x, reduction_indices=[1])\n"
        "s = tf.reduce_sum(x)\n")
-LINE_102 = f"src/bad.py:2:23: TFE102 {M102}"
-LINE_101 = f"src/bad.py:3:5: TFE101 {M101}"
+LINE_102 = f"src/bad.py:2:23: TFE102 [warning] {M102}"
+LINE_101 = f"src/bad.py:3:5: TFE101 [info] {M101}"
 
 
 def check(capsys, *argv):
@@ -84,7 +84,7 @@ def test_exclude_and_per_file_ignores(project, capsys):
     (project / "pyproject.toml").write_text(
         '[tool.tflint-effective]\nselect = ["TFE1"]\nexclude = ["legacy.py"]\n'
         '[tool.tflint-effective.per-file-ignores]\n"tests/*" = ["TFE101"]\n')
-    assert check(capsys, ".")[:2] == (1, f"{LINE_102}\n{LINE_101}\ntests/t.py:2:23: TFE102 {M102}\n")
+    assert check(capsys, ".")[:2] == (1, f"{LINE_102}\n{LINE_101}\ntests/t.py:2:23: TFE102 [warning] {M102}\n")
 
 
 def test_per_file_ignores_in_setup_cfg(project, capsys):
@@ -114,7 +114,8 @@ def test_standard_input_is_configured_from_its_name(project, capsys, monkeypatch
 @pytest.mark.parametrize("name, text, message", [
     ("pyproject.toml", '[tool.tflint-effective]\nselcet = ["TFE1"]\n',
      "pyproject.toml: [tool.tflint-effective]: unknown key 'selcet' "
-     "(known: select, extend-select, ignore, exclude, per-file-ignores, severity, tensorflow-modules)"),
+     "(known: select, extend-select, ignore, exclude, per-file-ignores, severity, tensorflow-modules, "
+     "max-file-size)"),
     ("pyproject.toml", '[tool.tflint-effective]\nselect = "TFE101"\n',
      "pyproject.toml: [tool.tflint-effective] select: expected a list of rule codes, got 'TFE101'"),
     ("pyproject.toml", '[tool.tflint-effective]\nignore = [101]\n',
@@ -134,7 +135,8 @@ def test_standard_input_is_configured_from_its_name(project, capsys, monkeypatch
      "prefix (TFE followed by up to three digits)"),
     ("setup.cfg", "[tflint-effective]\nmax-line-length = 3\n",
      "setup.cfg: [tflint-effective]: unknown key 'max-line-length' "
-     "(known: select, extend-select, ignore, exclude, per-file-ignores, severity, tensorflow-modules)"),
+     "(known: select, extend-select, ignore, exclude, per-file-ignores, severity, tensorflow-modules, "
+     "max-file-size)"),
     ("tox.ini", "[tflint-effective]\nper-file-ignores =\n    tests/* TFE101\n",
      "tox.ini: [tflint-effective] per-file-ignores: expected `glob: codes` lines, got 'tests/* TFE101'"),
 ])

@@ -6,7 +6,7 @@ import pytest
 
 from tflint_effective.engine.fix import FixError, fix_source
 from tflint_effective.engine.lint import lint_source
-from tflint_effective.engine.parse import DEEP_STACK_THREAD, on_deep_stack
+from tflint_effective.engine.threads import DEEP_STACK_THREAD, on_deep_stack
 from tflint_effective.frontends.files import lint_paths
 from tflint_effective.registry import is_selected
 from tflint_effective.rule import ERROR, INFO, UNSAFE, WARNING, Fix, Rule

@@ -78,8 +78,8 @@ def test_undecodable_file_is_reported_and_others_still_checked(tmp_path, capsys)
     (tmp_path / "b.py").write_text("import tensorflow as tf\ny = tf.squeeze(x)\n")
     assert cli.main(["check", "--isolated", "-q", str(tmp_path)]) == 2
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"{tmp_path / 'a.py'}:1:1: TFE000 cannot decode as Python source")
-    assert out[1] == f"{tmp_path / 'b.py'}:2:5: TFE103 " + \
+    assert out[0].startswith(f"{tmp_path / 'a.py'}:1:1: TFE000 [error] cannot decode as Python source")
+    assert out[1] == f"{tmp_path / 'b.py'}:2:5: TFE103 [info] " + \
         "`squeeze` without `axis` removes every size-1 dimension, including a batch of one; " \
         "pass the axis to remove (`axis=[...]`)"
 
@@ -97,7 +97,7 @@ def test_a_symlink_out_of_the_tree_is_reported_but_not_written(tmp_path, monkeyp
     assert cli.main(["fix", "--isolated", "-q", "."]) == 1
     out, err = capsys.readouterr()
     assert real.read_text() == BAD
-    assert out == "link.py:2:25: TFE102 `keep_dims=` is deprecated (a TypeError in TF2); use `keepdims=`\n"
+    assert out == "link.py:2:25: TFE102 [info] `keep_dims=` is deprecated, removed in TF2; use `keepdims=`\n"
     assert err == (f"link.py: warning: not fixed: a symbolic link to {real}, outside the current "
                    "directory and the paths being fixed; file left unchanged\n")
     assert cli.main(["fix", "--isolated", "-q", ".", str(outside)]) == 1  # named: fixed, both ways

@@ -1,27 +1,9 @@
-"""The flake8 plugin reports exactly what ``tflint-effective check`` reports."""
+"""The flake8 plugin as flake8 calls it (parity with the CLI: test_flake8_parity.py)."""
 import ast
 import subprocess
 import sys
 
-import pytest
-
-from tfe_testing import ROOT
 from tflint_effective.frontends.flake8_plugin import Plugin
-
-
-def _lines(command):
-    done = subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 1, done.stderr
-    return sorted(line for line in done.stdout.splitlines() if ": TFE" in line)
-
-
-@pytest.mark.slow
-def test_flake8_and_the_cli_agree_on_the_fixtures():
-    pytest.importorskip("flake8", reason="pip install '.[test]' to compare with flake8")
-    flake8 = _lines(["flake8", "--isolated", "--select", "TFE", "fixtures"])
-    cli = _lines(["tflint_effective", "check", "--isolated", "-q", "fixtures"])
-    assert len(cli) > 40
-    assert flake8 == cli
 
 
 def test_plugin_yields_flake8_tuples_and_leaves_noqa_to_flake8():

@@ -38,8 +38,8 @@ FIXED = (notebook_text()
          .replace('"y = tf.reduce_sum(x, reduction_indices=1)\\n"', '"y = tf.reduce_sum(x, axis=1)\\n"')
          .replace('"    v = tf.reduce_max(x, keep_dims=True, axis=0)"',
                   '"    v = tf.reduce_max(x, keepdims=True, axis=0)"'))
-LINES = [f"nb.ipynb:cell 3:2:22: TFE102 {M102.format(old='reduction_indices', new='axis')}",
-         f"nb.ipynb:cell 5:3:26: TFE102 {M102.format(old='keep_dims', new='keepdims')}"]
+LINES = [f"nb.ipynb:cell 3:2:22: TFE102 [warning] {M102.format(old='reduction_indices', new='axis')}",
+         f"nb.ipynb:cell 5:3:26: TFE102 [warning] {M102.format(old='keep_dims', new='keepdims')}"]
 
 
 @pytest.fixture
@@ -155,10 +155,10 @@ def test_unreadable_notebook_is_tfe000(tmp_path, capsys, monkeypatch):
     (tmp_path / "bad.ipynb").write_text("{not json")
     status, out, _ = run(capsys, "check", "bad.ipynb")
     assert status == 2
-    assert out.startswith("bad.ipynb:1:1: TFE000 cannot parse this notebook: invalid JSON: ")
+    assert out.startswith("bad.ipynb:1:1: TFE000 [error] cannot parse this notebook: invalid JSON: ")
     (tmp_path / "bad.ipynb").write_text('{"worksheets": []}')
     assert run(capsys, "check", "bad.ipynb")[:2] == (
-        2, "bad.ipynb:1:1: TFE000 cannot parse this notebook: no `cells` list (nbformat 4 is supported)\n")
+        2, "bad.ipynb:1:1: TFE000 [error] cannot parse this notebook: no `cells` list (nbformat 4 is supported)\n")
 
 
 def test_a_cell_that_does_not_parse_is_located(tmp_path, capsys, monkeypatch):
@@ -167,7 +167,7 @@ def test_a_cell_that_does_not_parse_is_located(tmp_path, capsys, monkeypatch):
     (tmp_path / "p.ipynb").write_text(notebook_text(cells))
     status, out, _ = run(capsys, "check", "p.ipynb")
     assert status == 2
-    assert out == "p.ipynb:cell 2:1:5: TFE000 syntax error: invalid syntax\n"
+    assert out == "p.ipynb:cell 2:1:5: TFE000 [error] syntax error: invalid syntax\n"
 
 
 def test_fixes_spanning_cells_are_refused():

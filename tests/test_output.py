@@ -58,10 +58,10 @@ def test_json_one_object_per_finding_with_the_fix_as_a_diff(workdir, capsys):
              "code": "TFE102", "rule": "deprecated_reduction_keywords", "severity": "warning",
              "message": M102, "fix": {"safety": "safe", "diff": DIFF_102}, "suppressed": None},
             {"path": "bad.py", "cell": None, "line": 4, "column": 5, "end_line": 4, "end_column": 21,
-             "code": "TFE101", "rule": "reduction_without_axis", "severity": "warning",
+             "code": "TFE101", "rule": "reduction_without_axis", "severity": "info",
              "message": M101, "fix": None, "suppressed": "noqa"},
             {"path": "bad.py", "cell": None, "line": 5, "column": 5, "end_line": 5, "end_column": 21,
-             "code": "TFE101", "rule": "reduction_without_axis", "severity": "warning",
+             "code": "TFE101", "rule": "reduction_without_axis", "severity": "info",
              "message": M101, "fix": None, "suppressed": None},
         ],
         "summary": {"findings": 2, "fixable": 1, "files_with_findings": 1, "files_checked": 1},
@@ -107,12 +107,12 @@ def test_sarif_is_valid_and_carries_rules_results_fixes_and_suppressions(workdir
              "artifactLocation": {"uri": "bad.py"},
              "replacements": [{"deletedRegion": {"charOffset": 25, "charLength": 45},
                                "insertedContent": {"text": "m = tf.reduce_mean(x, axis=[1])\n"}}]}]}]},
-        {"ruleId": "TFE101", "ruleIndex": index["TFE101"], "level": "warning", "message": {"text": M101},
+        {"ruleId": "TFE101", "ruleIndex": index["TFE101"], "level": "note", "message": {"text": M101},
          "locations": [{"physicalLocation": {
              "artifactLocation": {"uri": "bad.py"},
              "region": {"startLine": 4, "startColumn": 5, "endLine": 4, "endColumn": 21}}}],
          "suppressions": [{"kind": "inSource", "justification": "# noqa"}]},
-        {"ruleId": "TFE101", "ruleIndex": index["TFE101"], "level": "warning", "message": {"text": M101},
+        {"ruleId": "TFE101", "ruleIndex": index["TFE101"], "level": "note", "message": {"text": M101},
          "locations": [{"physicalLocation": {
              "artifactLocation": {"uri": "bad.py"},
              "region": {"startLine": 5, "startColumn": 5, "endLine": 5, "endColumn": 21}}}]},
@@ -151,7 +151,7 @@ def test_github_workflow_commands(workdir, capsys):
     assert out == (
         f"::warning file=bad.py,line=3,col=23,endLine=3,endColumn=44,"
         f"title=TFE102 deprecated_reduction_keywords::{M102}\n"
-        f"::warning file=bad.py,line=5,col=5,endLine=5,endColumn=21,"
+        f"::notice file=bad.py,line=5,col=5,endLine=5,endColumn=21,"
         f"title=TFE101 reduction_without_axis::{M101}\n")
 
 
@@ -165,28 +165,28 @@ def test_github_escapes_and_levels():
 
 def test_grouped_format(workdir, capsys):
     status, out, _ = check(capsys, "--format", "grouped")
-    assert out == f"bad.py:\n  3:23  TFE102 {M102}\n  5:5  TFE101 {M101}\n"
+    assert out == f"bad.py:\n  3:23  TFE102 [warning] {M102}\n  5:5  TFE101 [info] {M101}\n"
 
 
 def test_grouped_separates_files_and_shows_cells():
     run = Run([Finding("a.py", 1, 1, 1, 2, "TFE101", "m", "warning"),
                Finding("nb.ipynb", 3, 9, 3, 12, "TFE102", "n", "warning", cell=2)])
-    assert render("grouped", run) == "a.py:\n  1:1  TFE101 m\n\nnb.ipynb:\n  cell 2:3:9  TFE102 n\n"
+    assert render("grouped", run) == "a.py:\n  1:1  TFE101 [warning] m\n\nnb.ipynb:\n  cell 2:3:9  TFE102 [warning] n\n"
 
 
 def test_text_colour_when_forced_or_on_a_terminal_and_not_in_a_file(workdir, capsys, monkeypatch):
     status, out, _ = check(capsys, "--color", "always", "--select", "TFE102")
-    assert out == f"\x1b[1mbad.py\x1b[0m:3:23: \x1b[1;33mTFE102\x1b[0m {M102}\n"
+    assert out == f"\x1b[1mbad.py\x1b[0m:3:23: \x1b[1;33mTFE102\x1b[0m \x1b[33m[warning]\x1b[0m {M102}\n"
     terminal = Terminal()
     monkeypatch.setattr("sys.stdout", terminal)
     assert main(["check", "bad.py", "--select", "TFE102", "--output", "report.txt"]) == 1
-    assert (workdir / "report.txt").read_text() == f"bad.py:3:23: TFE102 {M102}\n"
+    assert (workdir / "report.txt").read_text() == f"bad.py:3:23: TFE102 [warning] {M102}\n"
     assert main(["check", "bad.py", "--select", "TFE102"]) == 1
-    assert terminal.getvalue() == f"\x1b[1mbad.py\x1b[0m:3:23: \x1b[1;33mTFE102\x1b[0m {M102}\n"
+    assert terminal.getvalue() == f"\x1b[1mbad.py\x1b[0m:3:23: \x1b[1;33mTFE102\x1b[0m \x1b[33m[warning]\x1b[0m {M102}\n"
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setattr("sys.stdout", Terminal())
     assert main(["check", "bad.py", "--select", "TFE102"]) == 1
-    assert sys.stdout.getvalue() == f"bad.py:3:23: TFE102 {M102}\n"
+    assert sys.stdout.getvalue() == f"bad.py:3:23: TFE102 [warning] {M102}\n"
 
 
 class Terminal(io.StringIO):
@@ -207,8 +207,8 @@ def test_colour_auto_follows_the_terminal_and_no_color(monkeypatch):
 def test_error_and_info_colours():
     run = Run([Finding("a.py", 1, 1, 1, 2, "TFE401", "e", "error"),
                Finding("a.py", 2, 1, 2, 2, "TFE999", "i", "info")])
-    assert render("text", run, colour=True) == ("\x1b[1ma.py\x1b[0m:1:1: \x1b[1;31mTFE401\x1b[0m e\n"
-                                                "\x1b[1ma.py\x1b[0m:2:1: \x1b[1;34mTFE999\x1b[0m i\n")
+    assert render("text", run, colour=True) == ("\x1b[1ma.py\x1b[0m:1:1: \x1b[1;31mTFE401\x1b[0m \x1b[31m[error]\x1b[0m e\n"
+                                                "\x1b[1ma.py\x1b[0m:2:1: \x1b[1;34mTFE999\x1b[0m \x1b[34m[info]\x1b[0m i\n")
 
 
 # -- summary and progress ---------------------------------------------------------------------

@@ -73,6 +73,9 @@ def project(tmp_path):
     tmp_path = tmp_path / "project"
     tmp_path.mkdir()
     (tmp_path / "bad.py").write_text(BAD)
+    (tmp_path / "legacy").mkdir()  # excluded: --force-exclude keeps the hooks off it
+    (tmp_path / "legacy" / "old.py").write_text(BAD)
+    (tmp_path / "pyproject.toml").write_text('[tool.tflint-effective]\nexclude = ["legacy"]\n')
     (tmp_path / "nb.ipynb").write_text(dumps(NOTEBOOK))
     git("init", "-q", cwd=tmp_path)
     git("add", ".", cwd=tmp_path)
@@ -105,12 +108,13 @@ def test_check_hook_fails_with_the_findings_and_fix_hook_rewrites_fails_once_the
     message = rule_by_code("TFE102").MESSAGE
     check = hook_report(output, "tflint-effective")
     assert check[0].startswith("tflint-effective (check)...") and check[0].endswith("Failed"), output
-    assert f"bad.py:2:23: TFE102 {message.format(old='reduction_indices', new='axis')}" in check
-    assert f"nb.ipynb:cell 2:1:22: TFE102 {message.format(old='keep_dims', new='keepdims')}" in check
+    assert f"bad.py:2:23: TFE102 [warning] {message.format(old='reduction_indices', new='axis')}" in check
+    assert f"nb.ipynb:cell 2:1:22: TFE102 [warning] {message.format(old='keep_dims', new='keepdims')}" in check
     fix = hook_report(output, "tflint-effective-fix")
     assert fix[0].startswith("tflint-effective (fix)...") and fix[0].endswith("Failed"), output
     assert "- files were modified by this hook" in fix
     assert (project / "bad.py").read_text() == BAD.replace("reduction_indices=", "axis=")
+    assert not any("legacy" in line for line in check) and (project / "legacy" / "old.py").read_text() == BAD
     fixed = json.loads(dumps(NOTEBOOK))
     fixed["cells"][1]["source"] = ["y = tf.reduce_sum(x, keepdims=True, axis=0)"]
     assert (project / "nb.ipynb").read_text() == dumps(fixed)

@@ -14,7 +14,7 @@ from tfe_testing import ROOT
 from tflint_effective import fix_source, lint_source
 from tflint_effective.frontends import cli
 
-SQUEEZE = ("TFE103 `squeeze` without `axis` removes every size-1 dimension, including a batch of one; "
+SQUEEZE = ("TFE103 [info] `squeeze` without `axis` removes every size-1 dimension, including a batch of one; "
            "pass the axis to remove (`axis=[...]`)")
 
 

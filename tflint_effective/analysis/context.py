@@ -29,6 +29,7 @@ class Settings:
 
     tensorflow_modules: Tuple[str, ...] = ()  # modules that re-export TensorFlow
     function_decorators: Tuple[str, ...] = ()  # project wrappers that stand for tf.function
+    python2: bool = False  # read as Python 2: TF1-era code, graph mode unless it shows eager signals
 
 
 class Context:
@@ -44,7 +45,7 @@ class Context:
         # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
         # and every rule asks about the same calls; the node is kept so its id is not reused.
         self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
-        self.semantics = SemanticModel(self, self._table, settings.function_decorators)
+        self.semantics = SemanticModel(self, self._table, settings.function_decorators, settings.python2)
 
     # -- where the traversal is ---------------------------------------------------
     @property

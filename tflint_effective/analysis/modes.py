@@ -53,10 +53,10 @@ def _autograph_mode(call: cst.Call) -> str:
 class Modes:
     """The visitor methods that collect mode signals, and the settling of a node's mode."""
 
-    def _init_modes(self, function_decorators=()) -> None:
-        self.graph_signal = False
+    def _init_modes(self, function_decorators=(), python2=False) -> None:
+        self.graph_signal = python2  # Python 2 code is TF1-era code
         self.eager_signal = False
-        self.tf1_api = False  # a TF 1.x-only name spelled without compat.v1: code written for TF 1.x
+        self.tf1_api = python2  # a TF 1.x-only name spelled without compat.v1: code written for TF 1.x
         self.v1_main_alias = False  # ``import tensorflow.compat.v1 as tf``
         self.v1_other_alias = False
         self.plain_tensorflow = False  # ``import tensorflow [as x]``

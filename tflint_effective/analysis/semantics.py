@@ -28,7 +28,7 @@ from .tf_api import SHAPE_VECTORS, TFName
 class SemanticModel(Modes, Flow, Kinds, cst.BatchableCSTVisitor):
     """Collects mode signals and name kinds during the traversal; answers questions."""
 
-    def __init__(self, context, table, function_decorators=()):
+    def __init__(self, context, table, function_decorators=(), python2=False):
         super().__init__()
         self.context = weakref.proxy(context)  # the context holds this model
         self.summaries = Summaries(context.module, table, weakref.proxy(self))
@@ -37,7 +37,7 @@ class SemanticModel(Modes, Flow, Kinds, cst.BatchableCSTVisitor):
         self.loops: List[Dict[str, str]] = []
         self._cache: Dict[cst.CSTNode, Optional[str]] = {}
         self._static: Dict[int, Optional[str]] = {}
-        self._init_modes(function_decorators)
+        self._init_modes(function_decorators, python2)
 
     # == questions ========================================================
     def is_tensor(self, expr: cst.BaseExpression) -> bool:

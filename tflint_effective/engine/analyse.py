@@ -8,7 +8,7 @@ import libcst as cst
 from ..analysis.context import Context, Settings
 from ..rule import Report
 from .diagnostics import Analysis, Diagnostic, internal_error, syntax_error
-from .parse import collector_paused
+from .threads import collector_paused
 from .positions import positions
 from .suppressions import Suppressions
 from .traversal import Traversal

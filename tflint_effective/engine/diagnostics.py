@@ -40,6 +40,7 @@ class Analysis:
     suppressed: List[Tuple[Diagnostic, str]] = field(default_factory=list)
     module: Optional["cst.Module"] = None  # None when skipped or unparsable
     suppressions: Optional[Suppressions] = None
+    notes: List[str] = field(default_factory=list)  # said once for the file (read as Python 2)
 
     @property
     def failed(self) -> bool:
@@ -47,8 +48,20 @@ class Analysis:
         return any(d.code == PARSE_ERROR for d in self.diagnostics)
 
 
+class Refused(Exception):
+    """A file not analysed, and why (too large, or what libcst would take too long on):
+    parsing raises it, ``syntax_error`` makes it a TFE000 giving the reason."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 def syntax_error(path: str, source: str, error: Exception) -> Diagnostic:
     """TFE000 where the file stops parsing, in CPython's words when it has some."""
+    if isinstance(error, Refused):
+        return Diagnostic(path, 1, 0, PARSE_ERROR, f"cannot analyse this file: {error.reason}",
+                          "error", 1, 0)
     if isinstance(error, (RecursionError, MemoryError)):
         return Diagnostic(path, 1, 0, PARSE_ERROR,
                           "cannot analyse this file: expressions nested too deeply", "error", 1, 0)

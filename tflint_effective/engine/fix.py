@@ -13,10 +13,11 @@ import libcst as cst
 from ..levels import SAFE, UNSAFE
 from .. import registry
 from ..rule import Fix
-from .diagnostics import Diagnostic, syntax_error
+from .diagnostics import Diagnostic
 from ..analysis.context import Settings
 from .analyse import lint_parsed
-from .parse import PARSE_FAILURES, on_deep_stack, parse
+from .parse import PARSE_FAILURES, parse
+from .threads import on_deep_stack
 from .prefilter import can_skip
 
 MAX_FIX_PASSES = 8
@@ -100,8 +101,12 @@ def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept, prefil
     applied = 0
     try:
         module = parse(source)
-    except PARSE_FAILURES as error:
-        return FixResult(source, 0, 0, [syntax_error(path, source, error)])
+    except PARSE_FAILURES:  # a syntax error, or Python 2 (linted as such, never fixed)
+        from .lint import lint_document
+
+        return FixResult(source, 0, 0, lint_document(
+            source, path, select, ignore, noqa=noqa, prefilter=False, tensorflow_modules=settings.tensorflow_modules,
+            function_decorators=settings.function_decorators).diagnostics)
     tail = _dropped_tail(source, module, path)
     passes = 0
     while True:

@@ -7,11 +7,13 @@ A file that imports no TensorFlow is not parsed by libcst at all (``prefilter``)
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import List, Optional, Sequence
 
 from .. import registry
-from .diagnostics import Analysis, Diagnostic, syntax_error
+from .diagnostics import Analysis, Diagnostic, Refused, syntax_error
 from .prefilter import can_skip
+from .python2 import Python2Error, looks_like_python2, translate
 
 
 def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,
@@ -33,13 +35,49 @@ def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: boo
     from .analyse import lint_parsed
     from .parse import PARSE_FAILURES, parse
 
+    settings = Settings(tuple(tensorflow_modules), tuple(function_decorators))
+    rules = registry.selected_rules(select, ignore)
     try:
         module = parse(source)
     except PARSE_FAILURES as error:
-        return Analysis([syntax_error(path, source, error)])
-    settings = Settings(tuple(tensorflow_modules), tuple(function_decorators))
-    return lint_parsed(module, source, path, registry.selected_rules(select, ignore), noqa=noqa,
-                       settings=settings)
+        translation = _python2(source, error)
+        if translation is None:
+            return Analysis([syntax_error(path, source, error)])
+        try:
+            module = parse(translation.text)
+        except PARSE_FAILURES:
+            return Analysis([syntax_error(path, source, error)])
+        analysis = lint_parsed(module, translation.text, path, rules, noqa=noqa,
+                               settings=dataclasses.replace(settings, python2=True))
+        return _at_original_positions(analysis, translation)
+    return lint_parsed(module, source, path, rules, noqa=noqa, settings=settings)
+
+
+def _python2(source: str, error: Exception):
+    """The Python 3 translation of a Python 2 file (None for anything else)."""
+    if isinstance(error, (RecursionError, MemoryError, Refused)):
+        return None
+    if not looks_like_python2(source):
+        return None
+    try:
+        return translate(source)
+    except Python2Error:
+        return None
+
+
+def _at_original_positions(analysis: Analysis, translation) -> Analysis:
+    """Findings on a translated Python 2 file, moved back to the original's columns; no fixes
+    (the translation is not the file) and a note that it was read as Python 2."""
+    def moved(d: Diagnostic) -> Diagnostic:
+        (line, col), (end_line, end_col) = translation.original(d.line, d.col), translation.original(
+            d.end_line or d.line, d.end_col)
+        return dataclasses.replace(d, line=line, col=col, end_line=end_line, end_col=end_col, fix=None)
+
+    analysis.diagnostics = [moved(d) for d in analysis.diagnostics]
+    analysis.suppressed = [(moved(d), why) for d, why in analysis.suppressed]
+    analysis.module = None
+    analysis.notes.append("read as Python 2 (translated to Python 3 for the analysis; nothing is fixed)")
+    return analysis
 
 
 # -- public API ------------------------------------------------------------------------
@@ -53,7 +91,7 @@ def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
     ``prefilter.py``); ``tensorflow_modules`` are modules that re-export TensorFlow;
     ``function_decorators`` are a project's wrappers that stand for ``tf.function``.
     """
-    from .parse import on_deep_stack
+    from .threads import on_deep_stack
 
     return on_deep_stack(lint_document, source, path, select, ignore, noqa=noqa,
                          prefilter=prefilter, tensorflow_modules=tensorflow_modules,

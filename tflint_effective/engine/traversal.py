@@ -7,6 +7,7 @@ a visitor asks for one of those types.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Dict, List, Sequence, Tuple
 
 import libcst as cst
@@ -55,11 +56,31 @@ def child_fields(node: cst.CSTNode) -> Tuple[str, ...]:
 _VISITOR_NAMES: Dict[type, Tuple[str, ...]] = {}
 
 
+def _visitor_names(kind: type) -> Tuple[str, ...]:
+    """The ``visit_*`` / ``leave_*`` methods of a class that do something (what libcst's
+    ``get_visitors`` returns, without its ``inspect.getmembers`` over every attribute of
+    an instance, which cost 0.3 s per process): the names defined along the MRO, the
+    nearest definition deciding, libcst's no-op stubs left out."""
+    names: Dict[str, bool] = {}
+    for klass in reversed(kind.__mro__):
+        names.update(_defined(klass))
+    return tuple(sorted(name for name, wanted in names.items() if wanted))
+
+
+@functools.lru_cache(maxsize=None)
+def _defined(klass: type) -> Dict[str, bool]:
+    """Visitor names ``klass`` itself defines -> whether each does something (once per
+    class: libcst's base classes define some 600 stubs)."""
+    return {name: callable(value) and not getattr(value, "_is_no_op", False)
+            for name, value in vars(klass).items() if name.startswith(("visit_", "leave_"))}
+
+
 def _visitor_methods(visitor: cst.BatchableCSTVisitor) -> Dict[str, object]:
     kind = type(visitor)
-    if kind not in _VISITOR_NAMES:  # libcst introspects the class on every call
-        _VISITOR_NAMES[kind] = tuple(visitor.get_visitors())
-    return {name: getattr(visitor, name) for name in _VISITOR_NAMES[kind]}
+    names = _VISITOR_NAMES.get(kind)
+    if names is None:
+        names = _VISITOR_NAMES[kind] = _visitor_names(kind)
+    return {name: getattr(visitor, name) for name in names}
 
 
 class Traversal(cst.CSTVisitor):

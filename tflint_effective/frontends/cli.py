@@ -1,8 +1,9 @@
-"""``tflint-effective check|fix|rules|explain``.
+"""``tflint-effective check|fix|rules|explain|clean``.
 
 Exit codes: 0 clean, 1 findings remain or ``fix`` changed (with ``--diff``: would
 change) a file, 2 a configuration or usage error, or a file that could not be read
-or parsed (reported; the other files are still processed).
+or parsed, or an internal error (reported; the other files are still processed;
+2 wins over 1), 130 interrupted (Ctrl-C).
 
 ``run_check`` and ``run_fix`` call one function per file (``one_file.check_file`` /
 ``fix_file``), spread over ``--jobs`` processes, and served from the cache when
@@ -11,7 +12,6 @@ the file has not changed.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -22,12 +22,13 @@ from .. import __version__
 from ..registry import all_rules, rule_by_code
 from . import parallel
 from .cache import Cache
-from .config import Config, ConfigError, codes, discover, load, severity
+from .config import Config, ConfigError, Resolver, codes, file_size, load, severity
 from .documents import SUFFIX as NOTEBOOK
-from .files import SUFFIXES, iter_python_files
-from .one_file import FileResult, Options, check_file, fix_file, unreadable
-from .output import FORMATS, Finding, Run, colour, render
+from .discovery import SUFFIXES, iter_python_files
+from .one_file import FileResult, Options, check_file, fix_file
+from .output import ALIASES, FORMATS, Run, colour, render
 from .output.summary import Progress, plural, statistics, statistics_text, summary_line
+from .runner import run_files
 
 # libcst and the rules load only where a file is analysed or a rule looked up (engine.lint):
 # a run served from the cache starts in half the time without them.
@@ -55,6 +56,13 @@ def _jobs(text: str) -> int:
     return int(text)
 
 
+def _size(text: str) -> int:
+    try:
+        return file_size(text, "")
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error).lstrip(": ")) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tflint-effective",
@@ -72,7 +80,12 @@ def _parser() -> argparse.ArgumentParser:
         group.add_argument("--ignore", type=_codes, metavar="CODES",
                            help="comma-separated codes or prefixes to leave out")
         group.add_argument("--exclude", action="append", metavar="GLOB",
-                           help="skip files and directories matching GLOB (repeatable)")
+                           help="skip files and directories matching GLOB (repeatable; relative "
+                                "to the working directory)")
+        group.add_argument("--force-exclude", action="store_true",
+                           help="apply exclude to paths named on the command line too (pre-commit)")
+        group.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false",
+                           help="also lint files that .gitignore / .ignore files ignore")
         group.add_argument("--severity", type=_severity, metavar="LEVEL",
                            help="minimum severity to report: info, warning or error")
         group.add_argument("--config", metavar="FILE",
@@ -80,8 +93,11 @@ def _parser() -> argparse.ArgumentParser:
         group.add_argument("--isolated", action="store_true", help="read no configuration file")
         sub.add_argument("--stdin-filename", default="-", metavar="NAME",
                          help="the name to report (and configure) standard input as")
-        sub.add_argument("--format", choices=FORMATS, default="text",
-                         help="text (path:line:col: CODE message), grouped, json, sarif or github")
+        sub.add_argument("--output-format", "--format", dest="format", choices=(*FORMATS, *ALIASES),
+                         default="text", help="text (path:line:col: CODE [severity] message; also "
+                         "called concise), full (text with --show-source), grouped, json, sarif or github")
+        sub.add_argument("--show-source", action="store_true",
+                         help="text format: print each finding's line with carets under the code")
         sub.add_argument("--output", metavar="FILE", help="write the report to FILE")
         sub.add_argument("--statistics", action="store_true",
                          help="print how many findings each code has instead of the findings")
@@ -96,11 +112,16 @@ def _parser() -> argparse.ArgumentParser:
                            help="neither read nor write the cache of results of unchanged files")
         speed.add_argument("--no-prefilter", action="store_true",
                            help="analyse files that import no TensorFlow too (same findings, slower)")
+        speed.add_argument("--max-file-size", type=_size, metavar="SIZE",
+                           help="files larger than SIZE (bytes, or with kB / MB) get one TFE000 "
+                                "instead of an analysis (default: 2 MB; 0: no limit)")
 
     check = commands.add_parser("check", help="report findings")
     add_common(check)
     check.add_argument("--show-suppressed", action="store_true",
                        help="also list findings silenced by # noqa or # tflint-effective: disable=")
+    check.add_argument("--add-noqa", action="store_true",
+                       help="add `# noqa: CODE` comments to the lines of the findings (rewrites files)")
 
     fix = commands.add_parser("fix", help="apply the safe fixes, report the rest")
     add_common(fix)
@@ -109,6 +130,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="also apply fixes that may change behaviour")
 
     commands.add_parser("rules", help="list the rules")
+    commands.add_parser("clean", help="empty the cache of check results")
+    commands.add_parser("server", help="run the language server: LSP over stdio (tflint-effective[lsp])")
     explain = commands.add_parser("explain", help="explain one rule")
     explain.add_argument("code")
     return parser
@@ -116,28 +139,36 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # -- running over many files -----------------------------------------------------------
-def _configuration(args) -> Config:
+def _configuration(args) -> Resolver:
+    """Each file's configuration: the closest to it (ruff's model), or the one --config names,
+    with the command line's keys on top."""
+    fixed = None
     if args.isolated:
-        config = Config()
+        fixed = Config()
     elif args.config:
-        config = load(Path(args.config))
-        if config is None:
+        fixed = load(Path(args.config))
+        if fixed is None:
             raise ConfigError(f"{args.config}: no [tool.tflint-effective] / [tflint-effective] section")
-    else:
-        first = args.stdin_filename if args.paths == ["-"] and args.stdin_filename != "-" else args.paths[0]
-        config = discover(Path("." if first == "-" else first))
-    return config.override(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
-                           exclude=tuple(args.exclude) if args.exclude else None, severity=args.severity)
+    exclude = tuple(args.exclude) if args.exclude else None
+    return Resolver(fixed, dict(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
+                                exclude=exclude, exclude_root=os.getcwd() if exclude else None,
+                                severity=args.severity, max_file_size=args.max_file_size))
 
 
-def _targets(args, config: Config) -> List[str]:
+def _targets(args, configs: Resolver) -> List[str]:
     if args.paths == ["-"]:
+        configs.config_for(args.stdin_filename)  # a broken configuration is an error here
         return ["-"]
-    return [str(p) for p in iter_python_files(args.paths, config.exclude, (*SUFFIXES, NOTEBOOK))]
+    found = iter_python_files(args.paths, configs, (*SUFFIXES, NOTEBOOK),
+                              force_exclude=args.force_exclude, respect_gitignore=args.respect_gitignore)
+    targets = [str(p) for p in found]
+    for target in targets:  # here, not in a worker: a broken configuration stops the run
+        configs.config_for(target)
+    return targets
 
 
-def _options(args, config: Config) -> Options:
-    return Options(config=config, stdin_filename=args.stdin_filename,
+def _options(args, configs: Resolver) -> Options:
+    return Options(configs=configs, stdin_filename=args.stdin_filename,
                    unsafe_fixes=getattr(args, "unsafe_fixes", False), diff=getattr(args, "diff", False),
                    show_suppressed=getattr(args, "show_suppressed", False),
                    fix_details=args.format in ("json", "sarif") and not args.statistics,
@@ -156,59 +187,17 @@ def _each(args, per_file) -> Tuple[List[FileResult], Options]:
 
     ``check`` results of unchanged files come from the cache (see cache.py).
     """
-    config = _configuration(args)
-    options = _options(args, config)
-    targets = _targets(args, config)
+    configs = _configuration(args)
+    options = _options(args, configs)
+    targets = _targets(args, configs)
     progress = Progress(len(targets), sys.stderr, active=not args.quiet)
-    results: List[Optional[FileResult]] = [None] * len(targets)
-    cache = None if args.no_cache or per_file is not check_file else Cache(_settings(options))
-    keys: List[Optional[str]] = [None] * len(targets)
-    pending = []
-    for index, path in enumerate(targets):
-        if cache is not None and path != "-":
-            keys[index] = _cache_key(cache, path)
-            entry = None if keys[index] is None else cache.load(keys[index])
-            if entry is not None:
-                results[index] = _from_entry(entry)
-                progress.step(path)
-                continue
-        pending.append(index)
-
-    def done(position: int, result: FileResult) -> None:
-        index = pending[position]
-        results[index] = result
-        if keys[index] is not None and not result.error:
-            cache.store(keys[index], dataclasses.asdict(result))
-        progress.step(targets[index])
-
-    def failed(path: str, error: BaseException) -> FileResult:
-        return unreadable(path, f"internal error: the worker process checking this file stopped "
-                                 f"({type(error).__name__}); run with --jobs 1 to see more")
-
+    use_cache = per_file is check_file and not args.no_cache and not getattr(args, "add_noqa", False)
     jobs = 1 if targets == ["-"] else args.jobs
     try:
-        parallel.run(per_file, [targets[i] for i in pending], options, jobs, done, failed)
+        results = run_files(per_file, targets, options, jobs, Cache() if use_cache else None, progress.step)
     finally:
         progress.close()
     return results, options
-
-
-def _settings(options: Options) -> str:
-    """What besides a file's name and bytes decides its check result (for the cache)."""
-    fields = {k: v for k, v in vars(options).items() if k != "roots"}  # roots: only for writing
-    return repr(sorted(fields.items()))
-
-
-def _cache_key(cache: Cache, path: str) -> Optional[str]:
-    try:
-        return cache.key(path, Path(path).read_bytes())
-    except OSError:  # reported when the file is checked
-        return None
-
-
-def _from_entry(entry: dict) -> FileResult:
-    findings = [Finding(**{**f, "edits": tuple(tuple(e) for e in f["edits"])}) for f in entry.pop("findings")]
-    return FileResult(findings=findings, **entry)
 
 
 def _report(args, results: List[FileResult], stream) -> Run:
@@ -228,7 +217,7 @@ def _report(args, results: List[FileResult], stream) -> Run:
             else:
                 text = statistics_text(rows)
         else:
-            text = render(args.format, run, coloured)
+            text = render(args.format, run, coloured, show_source=args.show_source)
         target.write(text)
     finally:
         if args.output:
@@ -245,6 +234,16 @@ def _status(args, results: List[FileResult], run: Run) -> int:
 
 
 def run_check(args, out) -> int:
+    if args.add_noqa:
+        from .add_noqa import add_noqa_file, added_line
+
+        results, _ = _each(args, add_noqa_file)
+        for result in results:  # standard input: the commented source
+            out.write(result.output)
+        run = _report(args, results, sys.stderr if args.paths == ["-"] else out)
+        if not args.quiet:
+            print(added_line(results), file=sys.stderr)
+        return _status(args, results, run)
     results, _ = _each(args, check_file)
     run = _report(args, results, out)
     if not args.quiet:
@@ -266,6 +265,15 @@ def run_fix(args, out) -> int:
         if run.reported:
             print(summary_line(run), file=sys.stderr)
     return _status(args, results, run)
+
+
+def run_clean(out) -> int:
+    from .cache import clean, directory
+
+    folders, size = clean()
+    print(f"Removed {folders} cache {'directory' if folders == 1 else 'directories'} ({size / 1e6:.1f} MB) "
+          f"from {directory()}.", file=out)
+    return CLEAN
 
 
 def run_rules(out) -> int:
@@ -302,9 +310,30 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return run_fix(args, out)
         if args.command == "rules":
             return run_rules(out)
+        if args.command == "clean":
+            return run_clean(out)
+        if args.command == "server":
+            try:
+                from .server import serve  # loads pygls: only here
+            except ImportError as error:
+                print(f"tflint-effective: the language server needs pygls ({error}): "
+                      "pip install 'tflint-effective[lsp]'", file=sys.stderr)
+                return ERROR
+            return serve()
         return run_explain(args, out)
     except (ConfigError, OSError) as error:  # includes a missing path or --output directory
         print(f"tflint-effective: {error}", file=sys.stderr)
+        return ERROR
+    except KeyboardInterrupt:  # Ctrl-C: one line, 130, no traceback, no partial cache entry
+        from ..engine.threads import interrupted
+
+        return interrupted()
+    except Exception as error:  # never exit 1 ("findings") on a crash
+        import traceback
+
+        traceback.print_exc()
+        print(f"tflint-effective: internal error, please report: {type(error).__name__}: {error}",
+              file=sys.stderr)
         return ERROR
 
 

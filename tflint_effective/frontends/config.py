@@ -1,8 +1,10 @@
 """Configuration shared by the CLI and the pre-commit hooks.
 
 Read from ``[tool.tflint-effective]`` in pyproject.toml, else ``[tflint-effective]`` in
-setup.cfg or tox.ini, in the closest directory at or above the first path checked
-(a pyproject.toml without the table does not count).  Keys::
+setup.cfg or tox.ini.  Each file takes the configuration closest to it, at or above its
+directory (a pyproject.toml without the table does not count), as ruff does: ``Resolver``
+finds it.  Globs are relative to the directory of the configuration that holds them
+(``--exclude`` globs to the working directory).  Keys::
 
     select = ["TFE1", "TFE301"]        # codes or prefixes to report (default: all)
     extend-select = ["TFE9"]           # added to select
@@ -11,6 +13,8 @@ setup.cfg or tox.ini, in the closest directory at or above the first path checke
     per-file-ignores = {"tests/*" = ["TFE101"]}
     severity = "warning"               # minimum severity reported: info|warning|error
     tensorflow-modules = ["myproject.compat.tf"]  # modules that re-export TensorFlow
+    function-decorators = ["myproject.utils.compiled"]  # wrappers that stand for tf.function
+    max-file-size = "2 MB"             # larger files: one TFE000, no analysis (0: no limit)
 
 In setup.cfg / tox.ini lists are comma- or newline-separated and per-file-ignores
 has one ``glob: codes`` pair per line (flake8's spelling).  An unknown or ill-typed
@@ -20,19 +24,22 @@ from __future__ import annotations
 
 import configparser
 import dataclasses
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from .files import excluded
+from .discovery import glob_matches
+from .files import DEFAULT_MAX_FILE_SIZE
 from ..levels import SEVERITY_RANK
 
 NAME = "tflint-effective"
 CODE_SELECTOR = re.compile(r"TFE[0-9]{0,3}")
 LIST_KEYS = {"select": "select", "extend-select": "extend_select", "ignore": "ignore",
              "exclude": "exclude"}
-KEYS = (*LIST_KEYS, "per-file-ignores", "severity", "tensorflow-modules")
+KEYS = (*LIST_KEYS, "per-file-ignores", "severity", "tensorflow-modules", "function-decorators",
+        "max-file-size")
 MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -47,10 +54,22 @@ class Config:
     ignore: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = ()
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
-    severity: str = "info"
+    severity: str = "warning"
     # ``from myproject.compat import tf`` / ``import myproject.compat.tf as tf`` give TensorFlow
     tensorflow_modules: Tuple[str, ...] = ()
+    function_decorators: Tuple[str, ...] = ()  # a project's wrappers that stand for tf.function
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; 0: no limit
     path: Optional[Path] = None  # the file it was read from
+    exclude_root: Optional[str] = None  # where ``exclude`` globs start, if not at ``root``
+
+    @property
+    def root(self) -> Optional[str]:
+        """The directory relative globs start from (None: the working directory)."""
+        return None if self.path is None else os.path.dirname(os.path.abspath(self.path))
+
+    def excludes(self, path: str) -> bool:
+        """Whether ``exclude`` matches ``path`` or one of its directories below the globs' root."""
+        return glob_matches(path, self.exclude, self.exclude_root or self.root)
 
     def override(self, **options) -> "Config":
         """Command-line options replace the keys they name (None: not given)."""
@@ -63,7 +82,7 @@ class Config:
             select = [*(self.select if self.select is not None else ["TFE"]), *self.extend_select]
         ignore = list(self.ignore)
         for pattern, codes in self.per_file_ignores:
-            if excluded(Path(path), [pattern]):
+            if glob_matches(path, [pattern], self.root):
                 ignore += codes
         return select, ignore
 
@@ -106,7 +125,7 @@ def _strings(values, where: str) -> Tuple[str, ...]:
     return tuple(values)
 
 
-def _module_names(values, where: str) -> Tuple[str, ...]:
+def module_names(values, where: str) -> Tuple[str, ...]:
     names = _strings(values, where)
     bad = [name for name in names if not MODULE_NAME.fullmatch(name)]
     if bad:
@@ -118,6 +137,21 @@ def severity(value, where: str) -> str:
     if value not in SEVERITY_RANK:
         raise ConfigError(f"{where}: expected one of {', '.join(SEVERITY_RANK)}, got {value!r}")
     return value
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(|b|bytes?|kb|k|mb|m|kib|mib)\s*", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "byte": 1, "bytes": 1, "k": 1000, "kb": 1000, "m": 1000 ** 2,
+          "mb": 1000 ** 2, "kib": 1024, "mib": 1024 ** 2}
+
+
+def file_size(value, where: str) -> int:
+    """Bytes, from a number of bytes or a text such as ``"2 MB"`` / ``"500kB"``."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    match = _SIZE.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise ConfigError(f"{where}: expected a size such as 2000000, \"500 kB\" or \"2 MB\", got {value!r}")
+    return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
 def _build(table: Dict[str, object], path: Path) -> Config:
@@ -136,7 +170,11 @@ def _build(table: Dict[str, object], path: Path) -> Config:
         elif key == "severity":
             values["severity"] = severity(value, where)
         elif key == "tensorflow-modules":
-            values["tensorflow_modules"] = _module_names(value, where)
+            values["tensorflow_modules"] = module_names(value, where)
+        elif key == "function-decorators":
+            values["function_decorators"] = module_names(value, where)
+        elif key == "max-file-size":
+            values["max_file_size"] = file_size(value, where)
         else:
             raise ConfigError(f"{_section(path)}: unknown key {key!r} (known: {', '.join(KEYS)})")
     return Config(**values, path=path)
@@ -183,7 +221,7 @@ def _ini_table(path: Path) -> Optional[dict]:
                     raise ConfigError(f"{_where(path, key)}: expected `glob: codes` lines, got {line!r}")
                 pairs[glob.strip()] = _split(selected)
             table[key] = pairs
-        elif key == "severity":
+        elif key in ("severity", "max-file-size"):
             table[key] = text.strip()
         else:
             table[key] = _split(text)
@@ -199,15 +237,72 @@ def load(path: Path) -> Optional[Config]:
     return None if table is None else _build(table, path)
 
 
+CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini")
+
+
+def _in_directory(folder: str) -> Optional[Config]:
+    for name in CONFIG_FILES:
+        candidate = Path(folder, name)
+        if candidate.is_file():
+            config = load(candidate)
+            if config is not None:
+                return config
+    return None
+
+
 def discover(start: Path) -> Config:
     """The closest configuration at or above ``start`` (a file or directory)."""
-    start = Path(start).resolve()
-    directory = start if start.is_dir() else start.parent
-    for folder in (directory, *directory.parents):
-        for name in ("pyproject.toml", "setup.cfg", "tox.ini"):
-            candidate = folder / name
-            if candidate.is_file():
-                config = load(candidate)
-                if config is not None:
-                    return config
-    return Config()
+    start = Path(os.path.abspath(start))
+    return Resolver().for_directory(str(start if start.is_dir() else start.parent))
+
+
+class Resolver:
+    """The effective configuration of each file: the closest configuration at or above its
+    directory (or ``fixed``: ``--config`` / ``--isolated``), with the command line's keys.
+
+    Plain data, so it can be sent to worker processes; configurations found are remembered
+    per directory.
+    """
+
+    def __init__(self, fixed: Optional[Config] = None, overrides: Optional[dict] = None,
+                 cwd: Optional[str] = None):
+        self.fixed = fixed
+        self.overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+        self.cwd = cwd or os.getcwd()
+        self._found: Dict[str, Config] = {}  # directory -> closest configuration, unmodified
+
+    def __repr__(self) -> str:  # stable: part of the cache's settings
+        found = sorted((d, repr(c)) for d, c in self._found.items())
+        return f"Resolver({self.fixed!r}, {sorted(self.overrides.items())!r}, {self.cwd!r}, {found!r})"
+
+    def absolute(self, path: str) -> str:
+        return os.path.normpath(os.path.join(self.cwd, path))
+
+    def config_for(self, path: str) -> Config:
+        """The configuration of the file ``path`` (``-``: standard input, from the working
+        directory); ConfigError when that configuration is broken."""
+        return self.for_directory(os.path.dirname(self.absolute(path)))
+
+    def for_directory(self, directory: str) -> Config:
+        directory = self.absolute(directory)
+        config = self.fixed if self.fixed is not None else self._closest(directory)
+        return config.override(**self.overrides) if self.overrides else config
+
+    def _closest(self, directory: str) -> Config:
+        chain = []
+        folder = directory
+        while folder not in self._found:
+            chain.append(folder)
+            config = _in_directory(folder)
+            if config is not None:
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                config = Config()
+                break
+            folder = parent
+        else:
+            config = self._found[folder]
+        for folder in chain:
+            self._found[folder] = config
+        return config

@@ -96,6 +96,13 @@ def anchor(rule) -> str:
     return f"{rule.CODE.lower()}-{rule.name()}"
 
 
+def rule_url(rule) -> Optional[str]:
+    """A link to the rule's section of docs/rules.md (the language server's ``codeDescription``):
+    the page of this checkout or source tree, when it is there."""
+    page = ROOT / "docs" / "rules.md"
+    return f"{page.as_uri()}#{anchor(rule)}" if page.is_file() else None
+
+
 def rule_markdown(rule) -> str:
     parts = [f"## {rule.CODE} `{rule.name()}`", title(rule),
              f"Default severity: {rule.default_severity()}. Fix: {rule.FIX_SAFETY}."]

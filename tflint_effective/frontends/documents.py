@@ -6,9 +6,10 @@ back into cells.  IPython line magics, ``!shell`` and ``?help`` lines become
 ``pass`` placeholders (same line count) and are put back on writing; a cell that
 starts with a cell magic (``%%time``) is not Python and is skipped.  Cells are
 numbered from 1 over all cells, markdown included, as ruff does.  Fixes may
-touch only one cell; the notebook is written back with only the changed cells'
-``source`` replaced and its JSON layout (indent, key order, escaping, final
-newline) kept.
+touch only one cell; the notebook is written back with only the text of the
+changed cells' ``source`` values replaced, in the layout of the value it replaces
+(a list of lines or one string, its separators, its escaping): every other byte
+-- line endings, numbers, duplicate keys, outputs -- stays as it was.
 """
 from __future__ import annotations
 
@@ -158,15 +159,14 @@ class Notebook:
         return None if changed is None else self.render(changed)
 
     def render(self, changed: Dict[int, str]) -> str:
-        """The notebook's JSON with new sources for ``changed`` cells only."""
-        data = json.loads(self.text)  # a fresh copy, key order as in the file
-        for index, text in changed.items():
-            cell = data["cells"][index]
-            if isinstance(cell["source"], list):
-                cell["source"] = re.findall(r"[^\n]*\n|[^\n]+", text)
-            else:
-                cell["source"] = text
-        return dumps(data, like=self.text)
+        """The notebook's text with new sources for ``changed`` cells: only the bytes of
+        those ``source`` values change."""
+        spans = source_spans(self.text)
+        text = self.text
+        for index in sorted(changed, reverse=True):
+            start, end = spans[index]
+            text = text[:start] + _source_value(self.text, start, end, changed[index]) + text[end:]
+        return text
 
     def diff(self, fixed_source: str, name: str) -> str:
         """Unified diff of the cells ``fixed_source`` changes (headers name the cell)."""
@@ -184,12 +184,91 @@ def _lines(text: str) -> List[str]:
     return [line if line.endswith("\n") else line + "\n" for line in text.splitlines(keepends=True)]
 
 
-def dumps(data: dict, like: str) -> str:
-    """JSON laid out like the text ``like``: its indent, escaping and final newline."""
-    match = re.search(r"\n( +)\S", like)
-    indent = len(match.group(1)) if match else None
-    text = json.dumps(data, indent=indent, ensure_ascii=like.isascii())
-    return text + "\n" if like.endswith("\n") else text
+# -- where each cell's source is in the text -----------------------------------------
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, at: int) -> int:
+    return _SPACE.match(text, at).end()
+
+
+def _members(text: str, at: int):
+    """(key, value start, value end) of the JSON object starting at ``at``."""
+    at = _skip(text, at + 1)
+    if text.startswith("}", at):
+        return
+    while True:
+        if not text.startswith('"', at):
+            raise ValueError("expected a key")
+        key, at = json.decoder.scanstring(text, at + 1)
+        at = _skip(text, at)
+        if not text.startswith(":", at):
+            raise ValueError("expected ':'")
+        start = _skip(text, at + 1)
+        end = _DECODER.raw_decode(text, start)[1]
+        yield key, start, end
+        at = _skip(text, end)
+        if text.startswith(",", at):
+            at = _skip(text, at + 1)
+        elif text.startswith("}", at):
+            return
+        else:
+            raise ValueError("expected ',' or '}'")
+
+
+def _elements(text: str, at: int) -> List[Tuple[int, int]]:
+    """(start, end) of each element of the JSON array starting at ``at``."""
+    spans = []
+    at = _skip(text, at + 1)
+    while not text.startswith("]", at):
+        end = _DECODER.raw_decode(text, at)[1]
+        spans.append((at, end))
+        at = _skip(text, end)
+        if text.startswith(",", at):
+            at = _skip(text, at + 1)
+        elif not text.startswith("]", at):
+            raise ValueError("expected ',' or ']'")
+    return spans
+
+
+def source_spans(text: str) -> Dict[int, Tuple[int, int]]:
+    """Cell index -> (start, end) of its ``source`` value in the notebook's text; the last
+    of duplicate keys, as ``json.loads`` takes it."""
+    start = _skip(text, 0)
+    cells = None
+    for key, value, end in _members(text, start):
+        if key == "cells":
+            cells = value
+    spans = {}
+    for index, (cell, _) in enumerate(_elements(text, cells) if cells is not None else ()):
+        if text.startswith("{", cell):
+            for key, value, end in _members(text, cell):
+                if key == "source":
+                    spans[index] = (value, end)
+    return spans
+
+
+def _source_value(text: str, start: int, end: int, new: str) -> str:
+    """``new`` as a JSON value laid out like the one at ``text[start:end]``: one string, or
+    a list of lines with the same separators; escaped like the file (non-ASCII or not)."""
+    ascii_only = text.isascii()
+    old = text[start:end]
+    if not old.startswith("["):
+        return json.dumps(new, ensure_ascii=ascii_only)
+    lines = re.findall(r"[^\n]*\n|[^\n]+", new)
+    items = _elements(text, start)
+    opening = text[start + 1:items[0][0]] if items else ""
+    closing = text[items[-1][1]:end - 1] if items else ""
+    if len(items) >= 2:
+        separator = text[items[0][1]:items[1][0]]
+    else:
+        separator = "," + opening if "\n" in opening else ", "
+    if not lines:
+        return "[]"
+    if not items:  # an empty list: one line per item, unindented
+        opening = closing = ""
+    return "[" + opening + separator.join(json.dumps(line, ensure_ascii=ascii_only) for line in lines) + closing + "]"
 
 
 class PythonFile:

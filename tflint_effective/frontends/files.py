@@ -1,23 +1,17 @@
 """Finding, reading and atomically rewriting Python files."""
 from __future__ import annotations
 
-import fnmatch
 import io
 import os
+import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Optional, Sequence
 
 from ..levels import PARSE_ERROR
-
-SKIP_DIRS = {
-    ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "__pycache__",
-    "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-    "site-packages",
-}
-SUFFIXES = (".py", ".pyi")
+from .discovery import iter_python_files
 
 
 class SourceError(OSError):
@@ -41,40 +35,6 @@ class Source:
     encoding: str  # "utf-8-sig" when the file starts with a BOM
 
 
-def excluded(path: Path, patterns: Sequence[str]) -> bool:
-    text = path.as_posix()
-    return any(fnmatch.fnmatch(text, p) or fnmatch.fnmatch(path.name, p)
-               or fnmatch.fnmatch(text, f"*/{p}") for p in patterns)
-
-
-def _is_virtualenv(directory: str) -> bool:
-    return os.path.exists(os.path.join(directory, "pyvenv.cfg"))
-
-
-def iter_python_files(paths: Iterable[str], exclude: Sequence[str] = (),
-                      suffixes: Sequence[str] = SUFFIXES) -> Iterator[Path]:
-    """Files named on the command line, and files with ``suffixes`` below directories, sorted.
-
-    A named path that does not exist is yielded as it is: reading it reports
-    the problem, and the other paths are still processed.  Directories are
-    walked without following symbolic links to directories.
-    """
-    for raw in paths:
-        path = Path(raw)
-        if not path.is_dir():
-            if not excluded(path, exclude):
-                yield path
-            continue
-        for root, dirs, files in os.walk(path):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
-                             and not _is_virtualenv(os.path.join(root, d))
-                             and not excluded(Path(root, d), exclude))
-            for name in sorted(files):
-                candidate = Path(root, name)
-                if name.endswith(tuple(suffixes)) and not excluded(candidate, exclude):
-                    yield candidate
-
-
 def decode(data: bytes, name: str = "<bytes>") -> Source:
     """Decode like Python does: a BOM, else a PEP 263 coding cookie, else UTF-8."""
     if b"\0" in data:
@@ -95,23 +55,100 @@ def decode(data: bytes, name: str = "<bytes>") -> Source:
     return Source(text, encoding)
 
 
-def read_source(path: Path) -> Source:
-    """The decoded text of ``path``; SourceError with a one-line reason when it has none."""
+def _unreadable(path: Path, error: OSError) -> SourceError:
+    if isinstance(error, IsADirectoryError):
+        return SourceError(f"{path}: is a directory")
+    if isinstance(error, FileNotFoundError):
+        if path.is_symlink():
+            return SourceError(f"{path}: broken symbolic link (its target {os.readlink(path)} "
+                               "does not exist)")
+        return MissingPath(f"{path}: no such file or directory")
+    if isinstance(error, PermissionError):
+        return SourceError(f"{path}: cannot read: permission denied")
+    return SourceError(f"{path}: cannot read: {error.strerror or error}")
+
+
+DEFAULT_MAX_FILE_SIZE = 2_000_000  # bytes: ``max-file-size``
+
+
+class NotRegularFile(SourceError):
+    """A FIFO, device or socket (perhaps behind a symbolic link): skipped with a warning,
+    never opened -- reading one could block forever or never end."""
+
+
+class TooLarge(SourceError):
+    """A file over the size cap for analysis (``max-file-size``): not read."""
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def regular_file(path: Path, mode: int) -> None:
+    """Raise NotRegularFile unless ``mode`` (from a stat following links) is a regular file's."""
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise SourceError(f"{path}: is a directory")
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    via = f"a symbolic link to {os.path.realpath(path)}, " if os.path.islink(path) else ""
+    raise NotRegularFile(f"{path}: {via}{kind}, not a regular file: skipped")
+
+
+def size_text(size: float) -> str:
+    """``2 MB``, ``2.5 MB``, ``500 kB``, ``120 bytes``."""
+    for unit, scale in (("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{round(size / scale, 1):g} {unit}"
+    return f"{size:g} bytes"
+
+
+def too_large(path, size: int, limit: Optional[int]) -> None:
+    """Raise TooLarge when ``size`` bytes exceed ``limit`` (None or 0: no limit)."""
+    if limit and size > limit:
+        raise TooLarge(f"{path}: not analysed: {size:,} bytes is over the max-file-size of "
+                       f"{size_text(limit)} (raise max-file-size in the configuration, or pass "
+                       "--max-file-size, to analyse it)")
+
+
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+               | getattr(os, "O_BINARY", 0))
+
+
+def read_bytes(path: Path, limit: Optional[int] = None) -> bytes:
+    """The bytes of a regular file, read once; SourceError with a one-line reason otherwise.
+
+    FIFOs, devices and sockets are refused from a ``stat`` (never opened), and again from
+    the open descriptor (O_NONBLOCK: a FIFO swapped in meanwhile cannot block the open);
+    a file over ``limit`` bytes raises TooLarge without being read.
+    """
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise SourceError(f"{path}: is a directory") from None
-    except FileNotFoundError:
-        if path.is_symlink():
-            raise SourceError(f"{path}: broken symbolic link (its target {os.readlink(path)} "
-                              "does not exist)") from None
-        raise MissingPath(f"{path}: no such file or directory") from None
-    except PermissionError:
-        raise SourceError(f"{path}: cannot read: permission denied") from None
+        status = os.stat(path)
+        regular_file(path, status.st_mode)
+        too_large(path, status.st_size, limit)
+        descriptor = os.open(path, _READ_FLAGS)
     except OSError as error:
-        raise SourceError(f"{path}: cannot read: {error.strerror or error}") from None
-    return decode(data, str(path))
+        if isinstance(error, SourceError):
+            raise
+        raise _unreadable(path, error) from None
+    with os.fdopen(descriptor, "rb") as stream:
+        try:
+            status = os.fstat(descriptor)
+            regular_file(path, status.st_mode)
+            too_large(path, status.st_size, limit)
+            data = stream.read(limit + 1) if limit else stream.read()
+        except OSError as error:
+            if isinstance(error, SourceError):
+                raise
+            raise _unreadable(path, error) from None
+    too_large(path, len(data), limit)  # it grew while being read
+    return data
+
+
+def read_source(path: Path, limit: Optional[int] = None) -> Source:
+    """The decoded text of ``path`` (see ``read_bytes``)."""
+    return decode(read_bytes(path, limit), str(path))
 
 
 def outside(path: Path, roots: Sequence[str]) -> Optional[str]:
@@ -125,13 +162,37 @@ def outside(path: Path, roots: Sequence[str]) -> Optional[str]:
     return real
 
 
-def write_atomic(path: Path, text: str, encoding: str) -> None:
+class ReadOnlyFile(OSError):
+    """``fix`` leaves a file without write permission unchanged."""
+
+
+class ChangedOnDisk(OSError):
+    """The file is no longer what was read: someone saved it meanwhile."""
+
+
+def read_only(path: Path) -> Optional[str]:
+    """Why ``path`` (through links) may not be rewritten: no write permission bit, or none
+    for this user; None when it may."""
+    target = os.path.realpath(path)
+    mode = os.stat(target).st_mode
+    if mode & 0o222 and os.access(target, os.W_OK):
+        return None
+    return f"read-only file (mode {stat.S_IMODE(mode):04o}); `chmod u+w {path}` to include it"
+
+
+def write_atomic(path: Path, text: str, encoding: str, expected: Optional[bytes] = None) -> None:
     """Replace ``path``'s content via a temp file and rename; keep its mode.
 
-    A symlink is written through to its target, so the link stays a link.
+    A symlink is written through to its target, so the link stays a link.  With
+    ``expected`` (the bytes the new text was made from), the file is compared with
+    them just before the rename, and ChangedOnDisk raised instead of overwriting a
+    file saved in between.  A read-only file raises ReadOnlyFile.
     """
     target = Path(os.path.realpath(path))
     data = text.encode(encoding)
+    refusal = read_only(path)
+    if refusal:
+        raise ReadOnlyFile(refusal)
     mode = target.stat().st_mode
     handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -140,6 +201,8 @@ def write_atomic(path: Path, text: str, encoding: str) -> None:
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temp, mode & 0o7777)
+        if expected is not None and _current(target, len(expected)) != expected:
+            raise ChangedOnDisk("changed on disk since it was read (saved meanwhile?); run fix again")
         os.replace(temp, target)
     except BaseException:
         if os.path.exists(temp):
@@ -147,14 +210,29 @@ def write_atomic(path: Path, text: str, encoding: str) -> None:
         raise
 
 
+def _current(target: Path, size: int) -> Optional[bytes]:
+    """``target``'s bytes now (None when it is no longer a regular file of about ``size``)."""
+    try:
+        status = os.stat(target)
+        if not stat.S_ISREG(status.st_mode) or status.st_size != size:
+            return None
+        return read_bytes(target, size)
+    except OSError:
+        return None
+
+
 def lint_paths(paths, select=None, ignore=None, exclude=()):
-    """Lint files and directories (see ``iter_python_files``): (path, diagnostics) per file."""
+    """Lint files and directories (see ``iter_python_files``; ``exclude`` globs are relative
+    to the working directory): (path, diagnostics) per file."""
     from ..engine.diagnostics import Diagnostic
     from ..engine.lint import lint_source
+    from .discovery import FixedExcludes
 
-    for path in iter_python_files(paths, exclude):
+    for path in iter_python_files(paths, FixedExcludes(exclude, os.getcwd())):
         try:
             text = read_source(path).text
+        except NotRegularFile:  # a FIFO, device or socket: never read
+            continue
         except OSError as error:  # includes decoding problems, see read_source
             yield path, [Diagnostic(str(path), 1, 0, PARSE_ERROR, reason(path, error), "error", 1, 0)]
             continue

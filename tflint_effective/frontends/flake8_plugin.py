@@ -4,7 +4,14 @@ flake8 treats a plugin as a tree plugin only if ``__init__`` accepts ``tree``;
 the ``ast`` tree serves only the pre-filter (a file that imports no TensorFlow
 is skipped before libcst parses anything) and the decoded ``lines`` are
 parsed with libcst.  flake8 applies ``# noqa`` itself, so findings are not
-filtered here.
+filtered here.  flake8 calls no plugin on a file CPython cannot parse (it reports
+E999, hence ``--select TFE,E9``), so a TFE000 here is a file libcst cannot parse.
+
+Options (also read from flake8's configuration, without the dashes):
+``--tfe-tensorflow-modules`` (the ``tensorflow-modules`` key) and ``--tfe-severity``
+(the minimum severity, the ``severity`` key).  They live on the class: with
+``--jobs`` each worker parses the options again, so this state is rebuilt from
+argv and flake8's configuration.
 
 libcst and the rules add some 25,000 long-lived objects to flake8's process, and
 each full pass of the cycle collector (flake8 makes dozens) would walk them all:
@@ -17,6 +24,7 @@ import functools
 import gc
 
 from .. import __version__
+from ..levels import PARSE_ERROR, SEVERITY_RANK
 from ..engine.lint import lint_document
 from ..engine.prefilter import can_skip
 from ..registry import all_rules
@@ -26,7 +34,7 @@ from ..registry import all_rules
 def _load_engine():
     """Load libcst, the engine and the rules once, then freeze what is alive."""
     from ..engine import analyse  # noqa: F401
-    from ..engine.parse import on_deep_stack
+    from ..engine.threads import on_deep_stack
 
     all_rules()
     gc.freeze()
@@ -36,6 +44,36 @@ def _load_engine():
 class Plugin:
     name = "tflint-effective"
     version = __version__
+    tensorflow_modules: tuple = ()
+    function_decorators: tuple = ()
+    severity = "warning"
+
+    @classmethod
+    def add_options(cls, manager) -> None:
+        manager.add_option("--tfe-tensorflow-modules", default="", parse_from_config=True,
+                           comma_separated_list=True, metavar="MODULES",
+                           help="tflint-effective: comma-separated modules that re-export TensorFlow "
+                                "(as tensorflow-modules)")
+        manager.add_option("--tfe-function-decorators", default="", parse_from_config=True,
+                           comma_separated_list=True, metavar="NAMES",
+                           help="tflint-effective: comma-separated wrappers that stand for tf.function "
+                                "(as function-decorators)")
+        manager.add_option("--tfe-severity", default="warning", parse_from_config=True,
+                           choices=tuple(SEVERITY_RANK), metavar="LEVEL",
+                           help="tflint-effective: minimum severity to report: info, warning or error")
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        from .config import ConfigError, module_names
+
+        try:
+            cls.tensorflow_modules = module_names(list(options.tfe_tensorflow_modules),
+                                                  "--tfe-tensorflow-modules")
+            cls.function_decorators = module_names(list(options.tfe_function_decorators),
+                                                   "--tfe-function-decorators")
+        except ConfigError as error:
+            raise SystemExit(f"flake8: {error}") from None
+        cls.severity = options.tfe_severity
 
     def __init__(self, tree, lines, filename="(none)"):
         self.tree = tree
@@ -43,8 +81,12 @@ class Plugin:
         self.filename = filename
 
     def run(self):
-        if can_skip(self.source, tree=self.tree):  # nothing can resolve to TensorFlow
+        modules = self.tensorflow_modules
+        if can_skip(self.source, modules, tree=self.tree):  # nothing can resolve to TensorFlow
             return
-        analysis = _load_engine()(lint_document, self.source, self.filename, noqa=False, prefilter=False)
+        analysis = _load_engine()(lint_document, self.source, self.filename, noqa=False, prefilter=False,
+                                  tensorflow_modules=modules, function_decorators=self.function_decorators)
+        minimum = SEVERITY_RANK[self.severity]
         for d in analysis.diagnostics:
-            yield d.line, d.col, f"{d.code} {d.message}", type(self)
+            if d.code == PARSE_ERROR or SEVERITY_RANK[d.severity] >= minimum:
+                yield d.line, d.col, f"{d.code} {d.message}", type(self)

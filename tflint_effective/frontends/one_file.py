@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from ..engine.suppressions import Suppressions
+from ..engine.suppressions import NEWLINE, OURS, Suppressions
 from ..levels import PARSE_ERROR
 from ..registry import all_rules
-from .config import Config
+from .config import Config, Resolver
 from .documents import SUFFIX as NOTEBOOK, Notebook, NotebookError, PythonFile
-from .files import MissingPath, SourceError, decode, outside, read_source, reason, write_atomic
+from .noqa import JoinedNoqa
+from .files import (DEFAULT_MAX_FILE_SIZE, ChangedOnDisk, MissingPath, NotRegularFile, ReadOnlyFile,
+                    SourceError, decode, outside, read_bytes, reason, too_large, write_atomic)
 from .output import Finding
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
 class Options:
     """Everything the per-file functions read; plain data."""
 
-    config: Config = Config()
+    configs: Resolver = field(default_factory=lambda: Resolver(Config()))  # per file (ruff's model)
     stdin_filename: str = "-"
     unsafe_fixes: bool = False
     diff: bool = False
@@ -38,8 +40,9 @@ class Options:
     roots: Tuple[str, ...] = ()  # real paths ``fix`` may write below (symbolic links)
 
     def config_for(self, path: str) -> Config:
-        """The effective configuration of one file."""
-        return self.config
+        """The effective configuration of one file (its displayed name; ``-``: the working
+        directory's)."""
+        return self.configs.config_for(path)
 
 
 @dataclass
@@ -56,11 +59,23 @@ class FileResult:
 
 
 
-def _load(path: str, options: Options):
-    """(display name, document, encoding); SourceError / NotebookError when unreadable."""
+def max_file_size(options: Options, name: str) -> int:
+    """The size cap (bytes) for analysing a file: ``max-file-size`` of its configuration."""
+    return getattr(options.config_for(name), "max_file_size", DEFAULT_MAX_FILE_SIZE)
+
+
+def _load(path: str, options: Options, data: Optional[bytes] = None):
+    """(display name, document, encoding, the bytes read); SourceError / NotebookError when
+    unreadable.  ``data``: the file's bytes, already read (once) by the caller."""
     name = _display_name(path, options)
-    source = decode(sys.stdin.buffer.read(), name) if path == "-" else read_source(Path(path))
-    return name, _document(name, source.text), source.encoding
+    limit = max_file_size(options, name)
+    if data is None and path == "-":
+        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
+        too_large(name, len(data), limit)
+    elif data is None:
+        data = read_bytes(Path(path), limit)
+    source = decode(data, name)
+    return name, _document(name, source.text), source.encoding, data
 
 
 def _display_name(path: str, options: Options) -> str:
@@ -75,6 +90,8 @@ def _document(name: str, text: str):
 def unreadable(path: str, error: Exception) -> FileResult:
     if isinstance(error, MissingPath):  # a wrong argument rather than a bad file: no finding
         return FileResult(path, error=True, warnings=[f"tflint-effective: {error}"], missing=True)
+    if isinstance(error, NotRegularFile):  # a FIFO, device or socket: skipped, not checked
+        return FileResult(path, warnings=[f"tflint-effective: warning: {error}"], missing=True)
     return FileResult(path, [Finding(path, 1, 1, 1, 1, PARSE_ERROR, reason(path, error), "error")],
                       error=True)
 
@@ -90,7 +107,7 @@ def _edits(old: str, new: str) -> Tuple[Tuple[int, int, str], ...]:
                  if tag != "equal")
 
 
-def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None) -> Finding:
+def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None, lines=()) -> Finding:
     cell, line = document.locate(d.line)
     end_cell, end_line = document.locate(max(d.end_line, d.line))
     end_col = d.end_col if d.end_line else d.col
@@ -103,8 +120,17 @@ def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None) -
         fixed = apply_fixes(module, [d.fix])[0].code
         diff = document.diff(fixed, name)
         edits = _edits(document.source, fixed) if isinstance(document, PythonFile) else ()
+    source_line = lines[d.line - 1] if 0 < d.line <= len(lines) else None  # --show-source
     return Finding(name, line, d.col + 1, end_line, end_col + 1, d.code, d.message, d.severity,
-                   cell, d.fix_safety, diff, edits, suppressed)
+                   cell, d.fix_safety, diff, edits, suppressed, source_line)
+
+
+def _unknown_codes(suppressions: Suppressions) -> List[Tuple[int, str]]:
+    """Codes of ours in suppression comments that name no rule; the rules (and libcst) load
+    only when a comment names a code of ours (a file without TensorFlow never does)."""
+    if not any(code.upper().startswith(OURS) for _, code in suppressions.named):
+        return []
+    return suppressions.unknown_codes(_known_codes())
 
 
 def _known_codes() -> List[str]:
@@ -117,22 +143,27 @@ def _lint(name: str, document, options: Options) -> FileResult:
 
     config = options.config_for(name)
     analysis = lint_document(document.source, name, *config.selection(name),
-                             prefilter=options.prefilter, tensorflow_modules=config.tensorflow_modules)
+                             prefilter=options.prefilter, tensorflow_modules=config.tensorflow_modules,
+                             function_decorators=config.function_decorators)
     kept, silenced = analysis.diagnostics, analysis.suppressed
+    lines = NEWLINE.split(document.source)
     if analysis.failed and analysis.module is None:
-        return FileResult(name, [_finding(d, name, document) for d in kept], error=True)
+        return FileResult(name, [_finding(d, name, document, lines=lines) for d in kept], error=True)
+    kept, joined = JoinedNoqa(document.source).split(kept)  # # noqa after a continued line
+    silenced = silenced + joined
     suppressions = analysis.suppressions or Suppressions.parse(document.source)
     module = analysis.module
     details = module if options.fix_details else None
     result = FileResult(name)
-    result.findings = [_finding(d, name, document, details) for d in kept
+    result.findings = [_finding(d, name, document, details, lines=lines) for d in kept
                        if d.code == PARSE_ERROR or config.reports(d.severity)]
     if options.show_suppressed:
-        result.findings += [_finding(d, name, document, details, why) for d, why in silenced
+        result.findings += [_finding(d, name, document, details, why, lines) for d, why in silenced
                             if config.reports(d.severity)]
         result.findings.sort(key=lambda f: (f.cell or 0, f.line, f.column, f.code))
     result.error = any(f.code == PARSE_ERROR for f in result.findings)
-    for line, code in suppressions.unknown_codes(_known_codes()):
+    result.warnings += [f"{name}: note: {note}" for note in analysis.notes]
+    for line, code in _unknown_codes(suppressions):
         cell, line = document.locate(line)
         where = f"{name}:cell {cell}:{line}" if cell is not None else f"{name}:{line}"
         result.warnings.append(f"{where}: warning: {code} in a suppression comment is not a rule code")
@@ -142,9 +173,9 @@ def _lint(name: str, document, options: Options) -> FileResult:
 def _one_file(per_file):
     """A crash on one file becomes an internal-error finding for it; the run goes on."""
     @functools.wraps(per_file)
-    def guarded(path: str, options: Options) -> FileResult:
+    def guarded(path: str, options: Options, data: Optional[bytes] = None) -> FileResult:
         try:
-            return per_file(path, options)
+            return per_file(path, options, data)
         except Exception as error:
             from ..engine.diagnostics import internal_error
 
@@ -154,34 +185,37 @@ def _one_file(per_file):
 
 
 @_one_file
-def check_file(path: str, options: Options) -> FileResult:
-    """Lint one file (``-``: standard input)."""
+def check_file(path: str, options: Options, data: Optional[bytes] = None) -> FileResult:
+    """Lint one file (``-``: standard input; ``data``: its bytes, when already read)."""
     try:
-        name, document, _ = _load(path, options)
+        name, document, _, _ = _load(path, options, data)
     except (SourceError, NotebookError) as error:
         return unreadable(_display_name(path, options), error)
     return _lint(name, document, options)
 
 
 @_one_file
-def fix_file(path: str, options: Options) -> FileResult:
+def fix_file(path: str, options: Options, data: Optional[bytes] = None) -> FileResult:
     """Fix one file in place (or into ``output`` for ``--diff`` and standard input)."""
     try:
-        name, document, encoding = _load(path, options)
+        name, document, encoding, data = _load(path, options, data)
     except (SourceError, NotebookError) as error:
         return unreadable(_display_name(path, options), error)
     config = options.config_for(name)
     select, ignore = config.selection(name)
 
+    joined = JoinedNoqa(document.source)
+
     def accept(d):
-        return config.reports(d.severity) and document.same_cell(d)
+        return config.reports(d.severity) and document.same_cell(d) and not joined.silences(d)
 
     from ..engine.fix import FixError, fix_source
 
     try:
         fixed = fix_source(document.source, name, select, ignore, options.unsafe_fixes,
                            accept=accept, prefilter=options.prefilter,
-                           tensorflow_modules=config.tensorflow_modules)
+                           tensorflow_modules=config.tensorflow_modules,
+                           function_decorators=config.function_decorators)
     except FixError as error:
         result = _lint(name, document, options)
         result.warnings.append(f"{name}: warning: {error}")
@@ -198,7 +232,7 @@ def fix_file(path: str, options: Options) -> FileResult:
     if changed and options.diff:
         output = document.diff(fixed.source, name)
     elif changed and path != "-":
-        refused = _write(Path(path), new_text, encoding, options)
+        refused = _write(Path(path), new_text, encoding, options, data)
         if refused:
             result = _lint(name, document, options)
             result.warnings.append(f"{name}: {refused}; file left unchanged")
@@ -211,14 +245,17 @@ def fix_file(path: str, options: Options) -> FileResult:
     return result
 
 
-def _write(path: Path, text: str, encoding: str, options: Options) -> Optional[str]:
-    """Write the fixed file; the reason when it was not written."""
+def _write(path: Path, text: str, encoding: str, options: Options, data: bytes) -> Optional[str]:
+    """Write the fixed file, unless it is no longer the ``data`` it was made from; the
+    reason when it was not written."""
     target = outside(path, options.roots)
     if target is not None:
         return (f"warning: not fixed: a symbolic link to {target}, outside the current directory "
                 "and the paths being fixed")
     try:
-        write_atomic(path, text, encoding)
+        write_atomic(path, text, encoding, expected=data)
+    except (ReadOnlyFile, ChangedOnDisk) as refusal:
+        return f"warning: not fixed: {refusal}"
     except OSError as error:
         return f"error: cannot write the fixed file: {error.strerror or error}"
     return None

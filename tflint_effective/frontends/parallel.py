@@ -1,19 +1,28 @@
-"""``--jobs``: one function over many files in worker processes, results in input order.
+"""``--jobs``: one function over many files in worker processes, results by index.
 
-Each call still runs on a thread with a large stack (``engine.on_deep_stack``):
-libcst's native parser needs it for deeply nested input, in a worker as in the
-main process.  Big files are handed out first so the workers finish together.
+Tasks are drawn lazily (the caller reads each file as its task is drawn, and
+answers some from the cache), at most a few batches ahead of the workers, so
+memory stays bounded however many files there are; no worker starts while at
+most one batch's worth of work is known.  Each call still runs on a thread with
+a large stack (``engine.threads.on_deep_stack``).
+
+Ctrl-C: workers ignore SIGINT (no traceback from each of them); the main
+process, whose waits are short slices, gets the KeyboardInterrupt, terminates
+the workers and re-raises it.
 """
 from __future__ import annotations
 
-import concurrent.futures
 import gc
-import multiprocessing
+import itertools
 import os
-from typing import Callable, Sequence, TypeVar
+import signal
+from typing import Callable, Iterable, Optional, Tuple, TypeVar
 
 Result = TypeVar("Result")
+Task = Tuple[int, str, Optional[bytes]]  # (index, path, the bytes read, or None: read it there)
 BATCH = 4  # files per task: fewer round trips, still balanced
+AHEAD = 2  # batches in flight per worker
+WAIT_SLICE = 0.1  # seconds: how soon a KeyboardInterrupt is seen
 
 
 def default_jobs() -> int:
@@ -24,56 +33,143 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def _size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
-
-
 _job = {}  # set in each worker by _start
 
 
 def _start(function, options) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us
     _job["function"], _job["options"] = function, options
 
 
-def _batch(paths: Sequence[str]) -> list:
-    from ..engine.parse import on_deep_stack
+def _batch(tasks) -> list:
+    from ..engine.threads import on_deep_stack
 
-    return [on_deep_stack(_job["function"], path, _job["options"]) for path in paths]
+    return [on_deep_stack(_job["function"], path, _job["options"], data) for path, data in tasks]
 
 
-def run(function: Callable[[str, object], Result], paths: Sequence[str], options, jobs: int,
+def run(function: Callable[..., Result], tasks: Iterable[Task], options, jobs: int,
         done: Callable[[int, Result], None], failed: Callable[[str, BaseException], Result]) -> None:
-    """Call ``done(index, function(paths[index], options))`` for every path.
+    """Call ``done(index, function(path, options, data))`` for every task.
 
-    With one job (or one path) everything runs here, in order.  Otherwise ``done``
-    is called as batches come back; ``failed(path, error)`` stands in for the
-    result of a file whose worker died.
+    With one job, or at most one batch of tasks, everything runs here, in order.
+    Otherwise ``done`` is called as batches come back.  When a worker dies, the
+    tasks then in flight run again one by one, each in a worker of its own, and
+    ``failed(path, error)`` stands in for the result of the one that kills it.
     """
-    if not paths:
-        return
-    from ..engine.parse import on_deep_stack  # not before: a run served from the cache need not load libcst
+    from ..engine.threads import on_deep_stack  # no libcst: a file the pre-filter skips never loads it
 
-    if jobs <= 1 or len(paths) <= 1:
-        for index, path in enumerate(paths):
-            done(index, on_deep_stack(function, path, options))
+    tasks = iter(tasks)
+    first = list(itertools.islice(tasks, 1 if jobs <= 1 else jobs * BATCH))
+    if len(first) <= (1 if jobs <= 1 else BATCH):
+        for index, path, data in itertools.chain(first, tasks):
+            done(index, on_deep_stack(function, path, options, data))
         return
-    order = sorted(range(len(paths)), key=lambda i: -_size(paths[i]))
-    batches = [order[start:start + BATCH] for start in range(0, len(order), BATCH)]
-    workers = min(jobs, len(batches))
+    workers = min(jobs, -(-len(first) // BATCH))
+    batches = _Batches(itertools.chain(first, tasks))
     # Forked workers share this process's pages until they write to them; frozen
     # objects are never written to by the workers' collector (CPython's advice).
     gc.freeze()
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(),
-                                                initializer=_start, initargs=(function, options)) as pool:
-        futures = {pool.submit(_batch, [paths[i] for i in batch]): batch for batch in batches}
-        for future in concurrent.futures.as_completed(futures):
-            batch = futures[future]
+    while True:
+        suspects = _in_pool(function, options, workers, batches, done)
+        if not suspects:
+            return
+        _one_by_one(function, options, suspects, done, failed)
+
+
+class _Batches:
+    """Lists of ``BATCH`` tasks, drawn lazily; a batch can be put back."""
+
+    def __init__(self, tasks):
+        self.tasks = tasks
+        self.back: list = []
+
+    def next(self):
+        if self.back:
+            return self.back.pop()
+        return list(itertools.islice(self.tasks, BATCH)) or None
+
+
+def _pool(workers: int, function, options):
+    import concurrent.futures
+
+    return concurrent.futures.ProcessPoolExecutor(workers, initializer=_start, initargs=(function, options))
+
+
+def _in_pool(function, options, workers: int, batches: _Batches, done) -> list:
+    """Run batches in a pool until they are all done ([]), or until a worker dies: then
+    the tasks that were in flight, one of which killed it (the others are innocent)."""
+    import concurrent.futures
+
+    pool = _pool(workers, function, options)
+    in_flight = {}
+    try:
+        def submit() -> bool:
+            batch = batches.next()
+            if batch is None:
+                return True
             try:
-                results = future.result()
-            except Exception as error:  # a worker process died (BrokenProcessPool)
-                results = [failed(paths[i], error) for i in batch]
-            for index, result in zip(batch, results):
-                done(index, result)
+                in_flight[pool.submit(_batch, [(path, data) for _, path, data in batch])] = batch
+            except RuntimeError:  # the pool broke meanwhile
+                batches.back.append(batch)
+                return False
+            return True
+
+        for _ in range(workers * AHEAD):
+            submit()
+        while in_flight:
+            finished, _ = concurrent.futures.wait(in_flight, WAIT_SLICE, concurrent.futures.FIRST_COMPLETED)
+            for future in finished:
+                try:
+                    results = future.result()
+                except Exception:  # a worker process died (BrokenProcessPool): every batch in flight is lost
+                    suspects = [task for batch in in_flight.values() for task in batch]
+                    _stop(pool, interrupted=False)
+                    return suspects
+                for (index, _, _), result in zip(in_flight.pop(future), results):
+                    done(index, result)
+                if not submit():
+                    suspects = [task for batch in in_flight.values() for task in batch]
+                    _stop(pool, interrupted=False)
+                    return suspects
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+    return []
+
+
+def _one_by_one(function, options, tasks, done, failed) -> None:
+    """Each task alone in a worker: the one that kills it is reported by ``failed``."""
+    import concurrent.futures
+
+    pool = _pool(1, function, options)
+    try:
+        for index, path, data in tasks:
+            future = pool.submit(_batch, [(path, data)])
+            while not future.done():
+                concurrent.futures.wait([future], WAIT_SLICE)
+            try:
+                [result] = future.result()
+            except Exception as error:
+                _stop(pool, interrupted=False)
+                pool = _pool(1, function, options)
+                result = failed(path, error)
+            done(index, result)
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _stop(pool, interrupted: bool = True) -> None:
+    """End the workers now, whatever they are doing (SIGTERM: they ignore SIGINT)."""
+    if interrupted:
+        from ..engine.threads import left_behind
+
+        left_behind("worker processes")  # the pool's threads may wait on pipes no one reads
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+    pool.shutdown(wait=False, cancel_futures=True)

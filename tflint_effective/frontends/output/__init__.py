@@ -1,4 +1,6 @@
-"""Report formats: ``--format text|grouped|json|sarif|github``.
+"""Report formats: ``--output-format text|full|grouped|json|sarif|github`` (``--format``).
+
+``concise`` is ruff's name for ``text``, ``full`` is ``text`` with ``--show-source``.
 
 Every format renders a ``Run``: plain data (no libcst objects), so a run's
 findings can come from worker processes or a cache.
@@ -26,6 +28,7 @@ class Finding:
     diff: Optional[str] = None  # unified diff applying only this fix (json, sarif)
     edits: Tuple[Tuple[int, int, str], ...] = ()  # (char offset, length, new text)
     suppressed: Optional[str] = None  # "noqa" or "file" when shown with --show-suppressed
+    source_line: Optional[str] = None  # the text of the (first) line, for --show-source
 
     @property
     def location(self) -> str:
@@ -49,10 +52,15 @@ class Run:
 
 
 FORMATS = ("text", "grouped", "json", "sarif", "github")
+ALIASES = {"concise": "text", "full": "text"}  # ruff's names
 
 
-def render(fmt: str, run: Run, colour: bool = False) -> str:
+def render(fmt: str, run: Run, colour: bool = False, show_source: bool = False) -> str:
     """The whole report, ending in a newline unless it is empty."""
     from importlib import import_module
 
+    if fmt in ("text", *ALIASES):
+        from .text import render as text
+
+        return text(run, colour, show_source=show_source or fmt == "full")
     return import_module(f"{__name__}.{fmt}").render(run, colour)

@@ -13,8 +13,9 @@ def render(run, colour: bool = False) -> str:
         lines = [paint(f"{path}:", "bold", on=colour)]
         for f in findings:
             where = f"cell {f.cell}:" if f.cell is not None else ""
-            text = (f"  {where}{f.line}:{f.column}  "
-                    f"{paint(f.code, *SEVERITY.get(f.severity, ()), on=colour)} {f.message}")
+            style = SEVERITY.get(f.severity, ())
+            text = (f"  {where}{f.line}:{f.column}  {paint(f.code, *style, on=colour)} "
+                    f"{paint(f'[{f.severity}]', *style[1:], on=colour)} {f.message}")
             if f.suppressed:
                 text += paint(f" [suppressed by {SUPPRESSED[f.suppressed]}]", "dim", on=colour)
             lines.append(text)

@@ -1,0 +1,47 @@
+"""Python 2 files are read through a translation, reported at their own positions, never fixed."""
+from tflint_effective.engine.fix import fix_source
+from tflint_effective.engine.lint import lint_document, lint_source
+
+PY2 = (
+    "import tensorflow as tf\n"
+    "x = tf.placeholder(tf.float32, [None, 1])\n"
+    "print 'shape', x.shape\n"
+    "y = tf.squeeze(x)\n"
+    "try:\n"
+    "\tm = tf.reduce_mean(y, reduction_indices=[0])\n"  # a tab: columns move in the translation
+    "except ValueError, e:\n"
+    "    print >>log, `e`, 0777\n"
+    "t = tf.reduce_sum(y, axis=0)\n"
+    "if t > 0: print 'positive', t\n"
+)
+
+
+def test_findings_point_at_the_same_tokens_in_the_original():
+    found = lint_source(PY2, "old.py")
+    assert [(d.line, d.col, d.code, d.severity) for d in found] == [
+        (4, 4, "TFE103", "warning"), (6, 23, "TFE102", "warning"), (10, 3, "TFE301", "error")]
+    lines = PY2.splitlines()
+    starts = {"TFE103": "tf.squeeze(x)", "TFE102": "reduction_indices=[0]", "TFE301": "t > 0"}
+    for d in found:
+        assert lines[d.line - 1][d.col:].startswith(starts[d.code])
+        assert lines[d.end_line - 1][:d.end_col].endswith(starts[d.code])
+
+
+def test_read_as_python2_is_said_once_and_nothing_is_fixed():
+    analysis = lint_document(PY2, "old.py")
+    assert analysis.notes == ["read as Python 2 (translated to Python 3 for the analysis; nothing is fixed)"]
+    assert analysis.module is None and all(d.fix is None for d in analysis.diagnostics)
+    result = fix_source(PY2, "old.py")
+    assert result.source == PY2 and result.applied == 0
+    assert [d.code for d in result.diagnostics] == ["TFE103", "TFE102", "TFE301"]
+
+
+def test_python2_is_tf1_code_unless_it_shows_eager_signals():
+    eager = PY2.replace("import tensorflow as tf\n", "import tensorflow as tf\ntf.enable_eager_execution()\n")
+    eager = eager.replace("x = tf.placeholder(tf.float32, [None, 1])", "x = tf.ones([1, 1])")
+    assert [d.code for d in lint_source(eager, "old.py")] == ["TFE102"]  # no batch shown; a scalar if: legal
+
+
+def test_what_cannot_be_translated_stays_one_syntax_error():
+    [error] = lint_source("import tensorflow as tf\ndef f((a, b)):\n    print a\n", "old.py")
+    assert (error.code, error.line) == ("TFE000", 2)
