@@ -5,6 +5,7 @@ from tfe_testing import load_module
 from tfe_testing import assert_same_values, expected_markers, fixture_dirs
 from tflint_effective.engine.fix import MAX_FIX_PASSES, fix_source
 from tflint_effective.engine.lint import lint_source
+from tflint_effective.levels import UNSAFE
 from tflint_effective.registry import all_rules
 
 DIRS = fixture_dirs()
@@ -14,6 +15,11 @@ FIXABLE = [d for d in DIRS if d.name in RULES_BY_NAME and RULES_BY_NAME[d.name].
 
 def ids(dirs):
     return [d.name for d in dirs]
+
+
+def unsafe(folder):
+    """A rule whose fixes are unsafe is checked with them applied (``--unsafe-fixes``)."""
+    return RULES_BY_NAME[folder.name].FIX_SAFETY == UNSAFE
 
 
 def test_every_rule_has_a_fixture_and_every_fixture_a_rule():
@@ -37,11 +43,11 @@ def test_fix_converges_is_idempotent_and_leaves_only_unfixable(folder):
     text = (folder / "bad.py").read_text()
     code = RULES_BY_NAME[folder.name].CODE
     before = lint_source(text)
-    result = fix_source(text)
+    result = fix_source(text, unsafe_fixes=unsafe(folder))
     assert result.converged and result.passes <= MAX_FIX_PASSES
     assert result.source != text
     compile(result.source, "fixed.py", "exec")
-    again = fix_source(result.source)
+    again = fix_source(result.source, unsafe_fixes=unsafe(folder))
     assert again.source == result.source and again.applied == 0
     unfixable = sorted(d.code for d in before if d.fix is None and d.code == code)
     assert sorted(d.code for d in lint_source(result.source) if d.code == code) == unfixable
@@ -50,7 +56,7 @@ def test_fix_converges_is_idempotent_and_leaves_only_unfixable(folder):
 @pytest.mark.parametrize("folder", FIXABLE, ids=ids(FIXABLE))
 def test_fixed_bad_executes_like_good(folder, tf, tmp_path):
     fixed = tmp_path / f"{folder.name}_fixed.py"
-    fixed.write_text(fix_source((folder / "bad.py").read_text()).source)
+    fixed.write_text(fix_source((folder / "bad.py").read_text(), unsafe_fixes=unsafe(folder)).source)
     good = load_module(folder / "good.py").main()
     actual = load_module(fixed, f"fixed_{folder.name}").main()
     common = {k: actual[k] for k in good} if isinstance(good, dict) else actual

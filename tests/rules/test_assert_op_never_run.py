@@ -102,3 +102,50 @@ def test_tf_function_runs_a_bare_assert_so_the_rule_is_off_there(tf):
     assert bad.traced(tf.constant([1.0])).numpy().tolist() == [2.0]
     with pytest.raises(tf.errors.InvalidArgumentError):
         bad.traced(tf.constant([-1.0]))
+
+
+@pytest.mark.parametrize("source, expected", [
+    # blocks of Python statements only: numbers, tuples, annotations, del/global, += on a number
+    (V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    n = 0\n", [(3, 31, "TFE311")]),
+    (V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    a, b = x, -1.5\n",
+     [(3, 31, "TFE311")]),
+    (V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    y: int = 3\n    del a\n",
+     [(3, 31, "TFE311")]),
+    (V1 + "step = 0\nc = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    step += 1\n",
+     [(4, 31, "TFE311")]),
+    (V1 + "with tf.name_scope('s'), tf.control_dependencies([tf.assert_rank(x, 1)]):\n    pass\n",
+     [(2, 51, "TFE311")]),
+    # the dependency list through a name bound once in the same scope
+    (V1 + "def f(x):\n    deps = [tf.assert_positive(x), tf.assert_rank(x, 1)]\n"
+          "    with tf.control_dependencies(deps):\n        pass\n    return x\n", [(4, 34, "TFE311")]),
+])
+def test_empty_control_dependencies_blocks(source, expected):
+    assert lint(source) == expected
+
+
+@pytest.mark.parametrize("source", [
+    # a block that calls any function is not empty; += on what may be a tensor may create an op
+    V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    print('checked')\n",
+    V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    total += 1\n",
+    V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    y = x + 1\n",
+    V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    y = x[0]\n",
+    V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    if flag:\n        y = x\n",
+    V1 + "deps = [tf.assert_positive(x)]\ndeps = deps + [other]\nwith tf.control_dependencies(deps):\n    pass\n",
+    V1 + "deps = [other]\nwith tf.control_dependencies(deps):\n    pass\n",
+    # off outside graph mode
+    TF + "c = tf.debugging.assert_positive(x)\nwith tf.control_dependencies([c]):\n    n = 0\n",
+    V1 + "@tf.function\ndef f(x):\n    with tf.control_dependencies([tf.assert_positive(x)]):\n        pass\n"
+         "    return x\n",
+])
+def test_blocks_that_may_create_ops_or_run_outside_graph_mode(source):
+    assert lint(source) == []
+
+
+def test_checks_guarding_python_statements_only_never_run(tf):
+    bad = load_module(FOLDER / "bad.py")
+    good = load_module(FOLDER / "good.py")
+    large = (2.0, 1.0, 500.0)
+    assert bad.main(large)["clipped"].tolist() == [2.0, 1.0, 100.0]  # no check ran
+    with pytest.raises(tf.errors.InvalidArgumentError, match="weights must be below 100"):
+        good.main(large)
+    assert good.main()["clipped"].tolist() == bad.main()["clipped"].tolist() == [2.0, 1.0, 1.0]

@@ -3,6 +3,7 @@ import pytest
 
 from tfe_testing import FIXTURES, load_module
 from tfe_testing import dedent, findings, fixed
+from tflint_effective.engine.lint import lint_source
 
 TFE405 = ["TFE405"]
 
@@ -71,3 +72,69 @@ def test_fixture_log_sum_exp_overflows_where_reduce_logsumexp_is_exact(tf):
     np.testing.assert_allclose(good["d_log_partition"].numpy(), [[1.0, 0.0], [1.0, 0.0]], atol=1e-6)
     for name in good:
         assert np.isfinite(good[name].numpy()).all(), name
+
+
+WEIGHTED = "`tflint_effective.runtime_checks.weighted_logsumexp({})`"
+
+
+@pytest.mark.parametrize("source, position, call", [
+    ("import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(w * tf.exp(x), axis=-1))\n", (2, 5), "x, w, axis=-1"),
+    ("import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(tf.exp(x) * mask, 1, keepdims=True))\n",
+     (2, 5), "x, mask, axis=1, keepdims=True"),
+    ("import tensorflow.compat.v1 as tf\ny = tf.log(tf.reduce_sum(tf.exp(x) * w, reduction_indices=[1]))\n",
+     (2, 5), "x, w, axis=[1]"),
+    # a mixture through names; no axis reduces every element
+    ("import tensorflow as tf\ndef f(x, l):\n    p = tf.nn.softmax(l, axis=-1) * tf.exp(x)\n"
+     "    return tf.math.log(tf.reduce_sum(p))\n", (4, 12), "x, tf.nn.softmax(l, axis=-1), axis=None"),
+])
+def test_weighted_sums_and_mixtures_are_reported_without_a_fix(source, position, call):
+    assert findings(source, TFE405) == [(*position, "TFE405")]
+    [diagnostic] = lint_source(source, select=TFE405)
+    assert diagnostic.fix is None
+    assert WEIGHTED.format(call) in diagnostic.message
+    assert "tfp.math.reduce_weighted_logsumexp" in diagnostic.message
+    assert fixed(source, TFE405) == dedent(source)
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\nm = tf.reduce_max(x, 1, keepdims=True)\n"
+    "y = m + tf.math.log(tf.reduce_sum(w * tf.exp(x - m), 1, keepdims=True))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(w * x, 1))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(w + tf.exp(x), 1))\n",
+    "import tensorflow as tf\ny = tf.reduce_logsumexp(tf.math.log(w) + x, 1)\n",
+    "import tensorflow as tf\nimport numpy as np\ny = tf.math.log(tf.reduce_sum(w * np.exp(x), 1))\n",
+])
+def test_weighted_near_misses(source):
+    assert findings(source, TFE405) == []
+
+
+def test_log_of_weights_has_a_nan_gradient_where_a_weight_is_zero(tf):
+    """Why no `reduce_logsumexp(log(w) + x)` is offered: measured."""
+    from tflint_effective.runtime_checks import weighted_logsumexp
+
+    x, w = tf.constant([[1.0, 2.0]]), tf.constant([[0.0, 1.0]])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(w)
+        through_log = tf.reduce_logsumexp(tf.math.log(w) + x, axis=1)
+        exact = weighted_logsumexp(x, w, axis=1)
+    np.testing.assert_allclose(through_log.numpy(), exact.numpy(), rtol=1e-6)
+    assert np.isnan(tape.gradient(through_log, w).numpy()[0, 0])
+    assert np.isfinite(tape.gradient(exact, w).numpy()).all()
+
+
+FAR = [[-200.0, -300.0], [-1000.0, -1001.0]]
+
+
+def test_fixture_mixture_underflows_where_weighted_logsumexp_is_exact(tf):
+    bad = load_module(FIXTURES / "log_of_sum_exp" / "bad.py")
+    good = load_module(FIXTURES / "log_of_sum_exp" / "good.py")
+    wrong, right = bad.main(FAR), good.main(FAR)
+    for name in ("mixture", "masked"):
+        assert wrong[name].numpy().tolist() == [-np.inf, -np.inf]
+        assert np.isnan(wrong[f"d_{name}" if name == "masked" else "d_mixture_log_probs"].numpy()).all()
+    np.testing.assert_allclose(right["masked"].numpy(), [-200.0, -1000.0 + np.log1p(np.exp(-1.0))], rtol=1e-6)
+    for name in ("mixture", "masked", "d_mixture_log_probs", "d_mixture_logits", "d_masked"):
+        assert np.isfinite(right[name].numpy()).all(), name
+    usual_wrong, usual_right = bad.main(), good.main()  # moderate log-likelihoods: the same numbers
+    for name in ("mixture", "masked", "d_mixture_log_probs", "d_mixture_logits", "d_masked"):
+        np.testing.assert_allclose(usual_wrong[name].numpy(), usual_right[name].numpy(), rtol=1e-5, atol=1e-6)

@@ -167,7 +167,7 @@ class Modes:
         elif name.path in TAPES:
             self._note(EAGER)
             self._note(TF2)
-        elif name.path in TF2_ONLY or name.compat == "v2":
+        elif (name.path in TF2_ONLY and name.compat is None) or name.compat == "v2":
             self._note(TF2)
 
     def visit_Import(self, node: cst.Import) -> None:

@@ -77,8 +77,10 @@ class Summaries:
 
     def _parameter_kind(self, function: cst.FunctionDef, name: str) -> Optional[str]:
         scope = self.table.scopes.get(function)
-        if scope is None:
-            return None
+        param = next((p for p in (*function.params.posonly_params, *function.params.params,
+                                  *function.params.kwonly_params) if p.name.value == name), None)
+        if scope is None or param is None or not (param.default is None or _is_none(param.default)):
+            return None  # a default other than None: the parameter is not always a tensor
         if _documented_tensor(function, name):
             return "tensor"
         private = function.name.value.startswith("_") and not function.name.value.startswith("__")
@@ -218,6 +220,10 @@ def _walked(kind: type) -> bool:
     if walked is None:
         walked = _WALKED[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _TRIVIA)
     return walked
+
+
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 def _children(node: cst.CSTNode):

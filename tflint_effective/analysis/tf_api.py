@@ -116,8 +116,7 @@ FUNCTION_WRAPPERS = {"tf_agents.utils.common.function": "F", "tf_agents.utils.co
 TAPES = {"GradientTape", "autodiff.GradientTape"}
 # Names only TensorFlow 2 has: positive evidence that a scope is TF2 code.
 TF2_ONLY = {"random.set_seed", "summary.create_file_writer", "config.list_physical_devices",
-            "config.list_logical_devices", "experimental.numpy", "keras.optimizers.legacy",
-            "summary.scalar", "function"}
+            "config.list_logical_devices", "experimental.numpy", "keras.optimizers.legacy", "function"}
 # Calls that trace the function given as first argument, and the mode its body runs in.
 TRACERS = {"function": "F", "autograph.to_graph": "F", "wrap_function": "F0",
            "py_function": "E", "numpy_function": "E", "py_func": "E"}

@@ -5,8 +5,10 @@ depend on.  ``tf.debugging.assert_*``, ``tf.debugging.Assert`` and ``tf.print``
 return an op; ``tf.Print`` and ``tf.debugging.check_numerics`` return a copy of
 their input that prints or checks when it is computed.  A result that is
 discarded, bound to a name nobody reads, or listed in a
-``tf.control_dependencies`` block that creates no op (``y = x`` only renames
-a tensor) is pruned: the check silently never runs and bad data flows on
+``tf.control_dependencies`` block that creates no op (``pass``, or only Python
+statements: ``y = x`` only renames a tensor, ``n = 0`` or ``step += 1`` on a
+number makes nothing; a block that calls any function may create ops) is
+pruned: the check silently never runs and bad data flows on
 (measured on TF 2.21: an unwired ``assert_positive`` lets negative weights
 through; wired in, it raises ``InvalidArgumentError``).  Wire it with
 ``with tf.control_dependencies([check]): y = tf.identity(x)`` or
@@ -21,12 +23,16 @@ decision about the program.
 
 Known problems: a check stored in a container or an attribute, or returned
 from a helper, counts as used even if the caller drops it; a module-level
-check that only another module imports is reported.
+check that only another module imports is reported.  A ``control_dependencies``
+block holding compound statements (``if``, ``for``...) counts as creating ops;
+a dependency list is followed through a name only when it is a list literal
+bound once in the same scope.
 """
 from typing import Iterator, Optional
 
 import libcst as cst
 
+from ..analysis.context import NUMBER
 from ..analysis.syntax import call_arg
 from ..rule import ERROR, Rule, per_mode
 
@@ -41,6 +47,8 @@ UNUSED_COPY = "`{name}` (from `{op}`) is never used, so the op never runs: use `
 NO_OP_BLOCK = ("this `tf.control_dependencies` block creates no op, so nothing waits for this check "
                "(`y = x` only renames a tensor: use `y = tf.identity(x)`)")
 NO_OP_VALUES = (cst.Name, cst.Attribute, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
+NUMBERS = (cst.Integer, cst.Float, cst.Imaginary)
+PYTHON_ONLY = (cst.Pass, cst.Del, cst.Global, cst.Nonlocal, cst.Break, cst.Continue)
 
 
 class AssertOpNeverRun(Rule):
@@ -122,35 +130,56 @@ class AssertOpNeverRun(Rule):
                                                   source=self._code(source.value) if source else "its input"))
 
     def visit_With(self, node: cst.With) -> None:
-        if not _creates_no_op(node.body):
+        if not self._creates_no_op(node.body):
             return
         for item in node.items:
             name = self.context.tf_call(item.item)
             deps = call_arg(item.item, 0, "control_inputs") if name else None
             if name is None or name.path != "control_dependencies" or deps is None:
                 continue
-            if not isinstance(deps.value, (cst.List, cst.Tuple)):
-                continue
-            for element in deps.value.elements:
-                value = element.value
-                bound = self.context.assigned_value(value) if isinstance(value, cst.Name) else None
-                if self._check_op(value) or (bound is not None and self._check_op(bound)):
-                    self.report(value, NO_OP_BLOCK)
+            listed = deps.value
+            if isinstance(listed, cst.Name) and self.context.is_local(listed.value):
+                listed = self.context.assigned_value(listed)  # deps = [check]; with ...(deps):
+                if not isinstance(listed, (cst.List, cst.Tuple)):
+                    continue
+                if any(self._is_check(element.value) for element in listed.elements):
+                    self.report(deps.value, NO_OP_BLOCK)
+            elif isinstance(listed, (cst.List, cst.Tuple)):
+                for element in listed.elements:
+                    if self._is_check(element.value):
+                        self.report(element.value, NO_OP_BLOCK)
 
+    def _is_check(self, value: cst.BaseExpression) -> bool:
+        """A check call, or a name bound once to one."""
+        bound = self.context.assigned_value(value) if isinstance(value, cst.Name) else None
+        return bool(self._check_op(value) or (bound is not None and self._check_op(bound)))
 
-def _creates_no_op(body: cst.BaseSuite) -> bool:
-    """Only ``pass``, docstrings, renames (``y = x``) and ``return x``: no TensorFlow op."""
-    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    for line in lines:
-        if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            return False
-        for small in line.body:
-            value = getattr(small, "value", None)
-            if not (isinstance(small, cst.Pass)
-                    or isinstance(small, (cst.Expr, cst.Assign, cst.Return))
-                    and (value is None and isinstance(small, cst.Return) or isinstance(value, NO_OP_VALUES))):
+    def _creates_no_op(self, body: cst.BaseSuite) -> bool:
+        """Only Python statements: ``pass``, docstrings, renames (``y = x``), numbers (``n = 0``,
+        ``step += 1`` on a number), ``return x``, ``del``, ``global``...: no call, no TensorFlow op."""
+        lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        for line in lines:
+            if not isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
                 return False
-    return True
+            for small in line.body:
+                value = getattr(small, "value", None)
+                if isinstance(small, PYTHON_ONLY) or isinstance(small, (cst.Return, cst.AnnAssign)) and value is None:
+                    continue
+                if isinstance(small, cst.AugAssign):
+                    if not (isinstance(value, NUMBERS) and self.context.kind(small.target) == NUMBER):
+                        return False
+                elif not (isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign, cst.Return)) and _inert(value)):
+                    return False
+        return True
+
+
+def _inert(value: cst.BaseExpression) -> bool:
+    """A name, attribute, literal, or a tuple or list of them: evaluating it creates no op."""
+    if isinstance(value, (cst.Tuple, cst.List)):
+        return all(_inert(element.value) for element in value.elements if not isinstance(element, cst.StarredElement))
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        return isinstance(value.expression, NUMBERS)
+    return isinstance(value, NO_OP_VALUES + NUMBERS)
 
 
 def _loads(tree: cst.CSTNode) -> Iterator[cst.Name]:
