@@ -18,7 +18,7 @@ def lint(source):
     (V1 + "tf.assert_equal(x, y)\ntf.debugging.Assert(ok, [x])\ntf.print(x)\n",
      [(2, 1, "TFE311"), (3, 1, "TFE311"), (4, 1, "TFE311")]),
     (V1 + "tf.Print(x, [x])\ntf.check_numerics(x, 'x')\n", [(2, 1, "TFE311"), (3, 1, "TFE311")]),
-    (V1 + "from tensorflow.compat.v1 import debugging as dbg\ndbg.assert_rank(x, 2)\n", [(3, 1, "TFE311")]),
+    (V1 + "from tensorflow.compat.v1 import debugging as dbg\ndbg.assert_positive(x)\n", [(3, 1, "TFE311")]),
     (V1 + "from tensorflow.compat.v1.debugging import assert_less as less\nless(x, 1.0)\n", [(3, 1, "TFE311")]),
     (TF + "with tf.Graph().as_default():\n    tf.debugging.assert_positive(x)\n", [(3, 5, "TFE311")]),
     (TF + "sess = tf.compat.v1.Session()\ntf.compat.v1.assert_positive(x)\n", [(3, 1, "TFE311")]),
@@ -66,7 +66,7 @@ def test_near_misses(source):
     # E: eager ops run at once
     TF + "tf.debugging.assert_positive(x)\nc = tf.debugging.assert_positive(x)\ntf.print(x)\n",
     TF + "import tensorflow.compat.v1 as tf1\ntf1.Print(x, [x])\n",
-    "from tensorflow.compat.v1 import debugging as dbg\ndbg.assert_rank(x, 2)\n",
+    "from tensorflow.compat.v1 import debugging as dbg\ndbg.assert_positive(x)\n",
     # F and F0: automatic control dependencies run stateful ops
     V1 + "@tf.function\ndef f(x):\n    tf.debugging.assert_positive(x)\n    return x\n",
     V1 + "@tf.function(autograph=False)\ndef f(x):\n    c = tf.assert_positive(x)\n    return x\n",
@@ -113,10 +113,10 @@ def test_tf_function_runs_a_bare_assert_so_the_rule_is_off_there(tf):
      [(3, 31, "TFE311")]),
     (V1 + "step = 0\nc = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    step += 1\n",
      [(4, 31, "TFE311")]),
-    (V1 + "with tf.name_scope('s'), tf.control_dependencies([tf.assert_rank(x, 1)]):\n    pass\n",
+    (V1 + "with tf.name_scope('s'), tf.control_dependencies([tf.assert_non_negative(x)]):\n    pass\n",
      [(2, 51, "TFE311")]),
     # the dependency list through a name bound once in the same scope
-    (V1 + "def f(x):\n    deps = [tf.assert_positive(x), tf.assert_rank(x, 1)]\n"
+    (V1 + "def f(x):\n    deps = [tf.assert_positive(x), tf.assert_non_negative(x)]\n"
           "    with tf.control_dependencies(deps):\n        pass\n    return x\n", [(4, 34, "TFE311")]),
 ])
 def test_empty_control_dependencies_blocks(source, expected):
@@ -149,3 +149,10 @@ def test_checks_guarding_python_statements_only_never_run(tf):
     with pytest.raises(tf.errors.InvalidArgumentError, match="weights must be below 100"):
         good.main(large)
     assert good.main()["clipped"].tolist() == bad.main()["clipped"].tolist() == [2.0, 1.0, 1.0]
+
+
+def test_static_checks_need_no_wiring():
+    source = ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float32, [None])\n"
+              "tf.assert_type(x, tf.float32)\ntf.assert_rank(x, 1)\ntf.debugging.assert_scalar(x)\n"
+              "tf.assert_positive(x)\n")
+    assert findings(source, select=["TFE311"]) == [(6, 1, "TFE311")]

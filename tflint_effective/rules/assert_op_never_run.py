@@ -21,7 +21,10 @@ stateful ops inside ``tf.function``, and eager ops run at once).
 Fix safety: none offered; where the check belongs in the data flow is a
 decision about the program.
 
-Known problems: a check stored in a container or an attribute, or returned
+Known problems: static checks (``assert_type``, ``assert_rank*``, ``assert_scalar``...)
+are not reported: TensorFlow makes them while the graph is built when the dtype or shape
+is known (a rank known only at run time is missed).  A check stored in a container or an
+attribute, or returned
 from a helper, counts as used even if the caller drops it; a module-level
 check that only another module imports is reported.  A ``control_dependencies``
 block holding compound statements (``if``, ``for``...) counts as creating ops;
@@ -40,6 +43,9 @@ from ..rule import ERROR, Rule, per_mode
 PASS_THROUGH = {"Print", "check_numerics", "debugging.check_numerics", "verify_tensor_all_finite",
                 "debugging.verify_tensor_all_finite", "debugging.assert_all_finite"}
 RETURNS_OP = {"Assert", "debugging.Assert", "print"}
+# Checks made while the graph is built whenever the static shape or dtype allows: nothing to wire.
+STATIC_CHECKS = {"assert_type", "assert_same_float_dtype", "assert_proper_iterable", "assert_rank",
+                 "assert_rank_at_least", "assert_rank_in", "assert_scalar"}
 WIRE = "wire it with `tf.control_dependencies([...])` or `runtime_checks.with_assertions(tensor, check)`"
 DISCARDED = "`{op}(...)` is discarded: in graph mode nothing depends on it, so it never runs; " + WIRE
 UNUSED = "`{name}` (from `{op}`) is never used, so graph mode prunes it; " + WIRE
@@ -79,7 +85,8 @@ class AssertOpNeverRun(Rule):
         if name.path in PASS_THROUGH:
             return "copy"
         leaf = name.leaf
-        if name.path in RETURNS_OP or (leaf.startswith("assert_") and name.path in (leaf, "debugging." + leaf)):
+        if name.path in RETURNS_OP or (leaf.startswith("assert_") and leaf not in STATIC_CHECKS
+                                       and name.path in (leaf, "debugging." + leaf)):
             return "op"
         return None
 
