@@ -19,6 +19,10 @@ import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+# tests/legacy_keras needs legacy Keras (tf-keras, TF_USE_LEGACY_KERAS=1, which TensorFlow reads once per
+# process): it runs in a pytest process of its own, started by tests/test_legacy_keras.py.
+collect_ignore = [] if os.environ.get("TF_USE_LEGACY_KERAS") == "1" else ["legacy_keras"]
+
 
 @functools.lru_cache(maxsize=None)
 def _tensorflow():

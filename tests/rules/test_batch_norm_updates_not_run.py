@@ -1,0 +1,109 @@
+import pytest
+
+from tfe_testing import findings
+from tflint_effective.engine.lint import lint_source
+
+V1 = "import tensorflow.compat.v1 as tf\n"
+TF = "import tensorflow as tf\n"
+SLIM = V1 + "from tensorflow.contrib import slim\n"
+TRAIN = "train_op = tf.train.AdamOptimizer(0.1).minimize(loss)\n"
+
+
+def lint(source):
+    return findings(source, select=["TFE602"])
+
+
+@pytest.mark.parametrize("source, expected", [
+    (V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN, [(2, 5, "TFE602")]),
+    # collections, dependencies and groups the module shows, none of them the update ops
+    (V1 + "h = tf.layers.batch_normalization(x, training=True)\nv = tf.get_collection(tf.GraphKeys.LOSSES)\n"
+          "w = tf.get_collection('weights')\nwith tf.control_dependencies([check]):\n    " + TRAIN
+          + "step = tf.group(train_op, check)\n", [(2, 5, "TFE602")]),
+    (V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN,
+     [(3, 12, "TFE602")]),
+    (TF + "h = tf.compat.v1.layers.batch_normalization(x, training=mode == 'train')\nsess = tf.compat.v1.Session()\n"
+          "grads = opt.compute_gradients(loss)\nstep = opt.apply_gradients(grads)\n", [(2, 5, "TFE602")]),
+    # contrib and slim: is_training defaults to True, updates_collections to UPDATE_OPS
+    (SLIM + "h = slim.batch_norm(x)\nh = tf.contrib.layers.batch_norm(h, is_training=training)\n" + TRAIN,
+     [(3, 5, "TFE602"), (4, 5, "TFE602")]),
+    (V1 + "import tf_slim as slim\nh = slim.batch_norm(x)\n" + TRAIN, [(3, 5, "TFE602")]),
+    (SLIM + "h = slim.conv2d(x, 8, 3, normalizer_fn=slim.batch_norm)\n" + TRAIN, [(3, 40, "TFE602")]),
+    (SLIM + "params = {'decay': 0.9}\nh = slim.conv2d(x, 8, 3, normalizer_fn=slim.batch_norm, "
+            "normalizer_params=params)\n" + TRAIN, [(4, 40, "TFE602")]),
+])
+def test_findings(source, expected):
+    assert lint(source) == expected
+
+
+@pytest.mark.parametrize("source", [
+    # not training: training False (or tf.layers' default), is_training=False
+    V1 + "h = tf.layers.batch_normalization(x)\nh = tf.layers.batch_normalization(h, training=False)\n" + TRAIN,
+    V1 + "TRAIN = False\nh = tf.layers.batch_normalization(x, training=TRAIN)\n" + TRAIN,
+    SLIM + "h = slim.batch_norm(x, is_training=False)\nh = slim.conv2d(h, 8, 3, normalizer_fn=slim.batch_norm, "
+           "normalizer_params={'is_training': False})\n" + TRAIN,
+    # the module runs the update ops (or updates in place)
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\n"
+         "with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):\n    " + TRAIN,
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\nops = tf.get_collection('update_ops')\n" + TRAIN,
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN
+    + "step = tf.group(train_op, *bn_update_ops)\n",
+    SLIM + "h = slim.batch_norm(x)\ntrain_op = slim.learning.create_train_op(loss, opt)\n",
+    V1 + "h = tf.contrib.layers.batch_norm(x)\ntrain_op = tf.contrib.layers.optimize_loss(loss, step, 0.1, 'Adam')\n",
+    SLIM + "h = slim.batch_norm(x, updates_collections=None)\n" + TRAIN,
+    SLIM + "with slim.arg_scope([slim.batch_norm], updates_collections=None):\n    h = slim.batch_norm(x)\n" + TRAIN,
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN + "run = tf.group(train_op, *model.updates)\n",
+    V1 + "from tflint_effective.runtime_checks import train_op_with_updates\n"
+         "h = tf.layers.batch_normalization(x, training=True)\ntrain_op = train_op_with_updates(opt, loss)\n",
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\nextra = tf.get_collection(key)\n" + TRAIN,
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\nextra = tf.get_collection(self.keys.bn)\n" + TRAIN,
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\nwith tf.control_dependencies(model.extra):\n"
+         "    " + TRAIN,
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN + "step = tf.group(train_op, *extra)\n",
+    # contrib/slim under an arg_scope the module cannot read
+    SLIM + "with slim.arg_scope(nets.arg_scope()):\n    h = slim.batch_norm(x)\n" + TRAIN,
+    # the train op is built in another module; no train op at all
+    V1 + "def net(x):\n    return tf.layers.batch_normalization(x, training=True)\n",
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\nres = scipy.optimize.minimize(f, x0)\n"
+         "import scipy.optimize\n",
+    # no moving statistics: tf.nn.batch_normalization, Keras layers update themselves
+    V1 + "h = tf.nn.batch_normalization(x, m, v, None, None, 1e-3)\nh = tf.keras.layers.BatchNormalization()(h)\n"
+         + TRAIN,
+    # eager and tf.function: the legacy layer updates during the call
+    TF + "@tf.function\ndef step(x):\n    h = tf.compat.v1.layers.batch_normalization(x, training=True)\n"
+         "    opt.minimize(lambda: loss(h), var_list)\n",
+])
+def test_near_misses(source):
+    assert lint(source) == []
+
+
+def test_error_in_graph_mode():
+    diagnostics = lint_source(V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN,
+                              select=["TFE602"])
+    assert [(d.line, d.severity) for d in diagnostics] == [(2, "error")]
+
+
+def _train_with_moving_mean(tf, run_updates):
+    """A batch norm built by hand the way tf.layers builds it: the moving-mean update goes to
+    UPDATE_OPS, and only a train op built under its control dependency runs it."""
+    v1 = tf.compat.v1
+    data = [[4.0], [5.0], [6.0]]
+    with tf.Graph().as_default():
+        x = v1.placeholder(tf.float32, [None, 1])
+        moving_mean = v1.Variable([0.0], trainable=False)
+        scale = v1.Variable([1.0])
+        mean, variance = tf.nn.moments(x, axes=[0])
+        v1.add_to_collection(v1.GraphKeys.UPDATE_OPS, v1.assign_sub(moving_mean, 0.5 * (moving_mean - mean)))
+        loss = tf.reduce_mean(tf.square(scale * (x - mean) / tf.sqrt(variance + 1e-3) - 1.0), axis=None)
+        updates = v1.get_collection(v1.GraphKeys.UPDATE_OPS) if run_updates else []
+        with tf.control_dependencies(updates):
+            train_op = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            for _ in range(20):
+                sess.run(train_op, {x: data})
+            return sess.run(moving_mean)[0]
+
+
+def test_the_train_op_runs_the_update_ops_only_when_it_depends_on_them(tf):
+    assert _train_with_moving_mean(tf, run_updates=False) == 0.0  # never updated
+    assert _train_with_moving_mean(tf, run_updates=True) == pytest.approx(5.0, abs=1e-4)

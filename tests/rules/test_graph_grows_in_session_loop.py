@@ -1,0 +1,133 @@
+import pytest
+
+from tfe_testing import FIXTURES, findings, load_module
+from tflint_effective.engine.lint import lint_source
+
+FOLDER = FIXTURES / "graph_grows_in_session_loop"
+V1 = "import tensorflow.compat.v1 as tf\n"
+TF = "import tensorflow as tf\n"
+SESSION = V1 + "x = tf.placeholder(tf.float32, [None])\nwith tf.Session() as sess:\n"
+
+
+def lint(source):
+    return findings(source, select=["TFE601"])
+
+
+@pytest.mark.parametrize("source, expected", [
+    # ops, initializers, savers, assigns, optimizer steps, iterators built per step
+    (SESSION + "    for b in batches:\n        sess.run(tf.reduce_mean(x, axis=0), {x: b})\n", [(5, 18, "TFE601")]),
+    (SESSION + "    while True:\n        sess.run(tf.global_variables_initializer())\n", [(5, 18, "TFE601")]),
+    (SESSION + "    for epoch in range(9):\n        saver = tf.train.Saver()\n        saver.save(sess, 'm')\n"
+               "        sess.run(x)\n", [(5, 17, "TFE601")]),
+    (V1 + "lr = tf.Variable(0.1)\nsess = tf.Session()\nfor step in range(9):\n"
+          "    sess.run(lr.assign(0.1 * 0.9 ** step))\n    sess.run(tf.assign(lr, step))\n",
+     [(5, 14, "TFE601"), (6, 14, "TFE601")]),
+    (V1 + "sess = tf.InteractiveSession()\nfor i in range(9):\n"
+          "    sess.run(tf.train.AdamOptimizer(0.1).minimize(loss))\n", [(4, 14, "TFE601")]),
+    (V1 + "it = dataset.make_one_shot_iterator()\nwith tf.Session() as sess:\n    while True:\n"
+          "        sess.run(it.get_next())\n", [(5, 18, "TFE601")]),
+    # periodic branches, nested expressions (reported once), comprehensions inside the loop
+    (SESSION + "    for step in range(99):\n        if step % 10 == 0:\n"
+               "            sess.run(tf.summary.merge_all())\n", [(6, 22, "TFE601")]),
+    (SESSION + "    for b in batches:\n        sess.run([tf.reduce_sum(t, axis=0) for t in ts])\n",
+     [(5, 19, "TFE601")]),
+    (SESSION + "    for b in batches:\n        sess.run(tf.argmax(tf.nn.softmax(x), axis=1))\n", [(5, 18, "TFE601")]),
+    # tensors and ops run directly, a module-local function that runs the session or builds ops
+    (V1 + "x = tf.constant([1.0])\nfor i in range(3):\n    print(tf.reduce_sum(x, axis=0).eval())\n",
+     [(4, 11, "TFE601")]),
+    (V1 + "init = tf.global_variables_initializer()\nfor i in range(3):\n    init.run()\n"
+          "    y = tf.identity(x)\n", [(5, 9, "TFE601")]),
+    (V1 + "sess = tf.Session()\ndef step():\n    return sess.run(op)\ndef build():\n    return tf.add(x, 1)\n"
+          "for i in range(3):\n    step()\n    build()\n", [(9, 5, "TFE601")]),
+    # a session held in an attribute every method assigns a session
+    (V1 + "class T:\n    def __init__(self):\n        self.sess = tf.Session()\n    def fit(self):\n"
+          "        for i in range(9):\n            self.sess.run(tf.global_variables_initializer())\n",
+     [(7, 27, "TFE601")]),
+    # an op that reads the counter of a step loop without indexing (feed it instead)
+    (SESSION + "    for step in range(9):\n        sess.run(tf.constant(step))\n", [(5, 18, "TFE601")]),
+    (V1 + "import glob\nsess = tf.Session()\nfiles = glob.glob('*.jpg')\nfor f in files:\n"
+          "    sess.run(tf.image.decode_jpeg(tf.io.read_file(f)))\n", [(6, 14, "TFE601")]),
+    (V1 + "from tqdm import tqdm\nsess = tf.Session()\nfor i, b in tqdm(enumerate(range(9))):\n"
+          "    sess.run(tf.one_hot(i, 10))\n", [(5, 14, "TFE601")]),
+])
+def test_findings(source, expected):
+    assert lint(source) == expected
+
+
+@pytest.mark.parametrize("source", [
+    # a loop that runs no session: model building
+    SESSION + "    h = x\n    for i in range(3):\n        h = tf.layers.dense(h, 10)\n    sess.run(h)\n",
+    # not sessions: receivers other than sessions, tensors and ops
+    "import subprocess\n" + SESSION + "    for b in batches:\n        subprocess.run(['ls'])\n        y = tf.abs(x)\n",
+    V1 + "from absl import app\nfor i in range(3):\n    app.run(main)\n    runner.run(tf.identity(x))\n",
+    V1 + "def f(sess):\n    for i in range(3):\n        sess.run(tf.identity(x))\n",
+    V1 + "class T:\n    def fit(self):\n        for i in range(9):\n            self.sess.run(tf.identity(x))\n",
+    V1 + "sess = tf.Session()\nsess = make_session()\nfor i in range(3):\n    sess.run(tf.identity(x))\n",
+    # protos, logging, run options
+    SESSION + "    for i in range(3):\n        s = tf.Summary(value=[tf.Summary.Value(tag='a', simple_value=1.0)])\n"
+              "        tf.logging.info('%s', s)\n        sess.run(x, options=tf.RunOptions())\n",
+    # built once (first step, cached), in a fresh graph, after a reset
+    SESSION + "    for step in range(3):\n        if step == 0:\n            y = tf.identity(x)\n        sess.run(x)\n",
+    SESSION + "    y = None\n    for step in range(3):\n        if y is None:\n            y = tf.identity(x)\n"
+              "        sess.run(y)\n",
+    SESSION + "    for step in range(3):\n        y = y or tf.identity(x)\n        sess.run(y)\n",
+    V1 + "for i in range(3):\n    with tf.Graph().as_default():\n        y = tf.constant(i)\n"
+         "        with tf.Session() as sess:\n            sess.run(y)\n",
+    V1 + "for i in range(3):\n    tf.reset_default_graph()\n    y = tf.constant(i)\n"
+         "    with tf.Session() as sess:\n        sess.run(y)\n",
+    V1 + "_op = None\ndef op():\n    global _op\n    if _op is None:\n        _op = tf.identity(x)\n    return _op\n"
+         "sess = tf.Session()\nfor i in range(3):\n    sess.run(op())\n",
+    # one op per graph element (built once each), the loop's else, Estimator.train in a loop
+    SESSION + "    for v in tf.trainable_variables():\n        sess.run(v.assign(tf.zeros_like(v)))\n",
+    SESSION + "    for i in range(3):\n        sess.run(variables[i].assign(values[i]))\n",
+    V1 + "from tqdm import tqdm\nsess = tf.Session()\nfor v in tqdm(tf.global_variables()):\n"
+         "    sess.run(tf.assign(v, tf.zeros_like(v)))\n",
+    SESSION + "    for name in names:\n        t = graph.get_tensor_by_name(name)\n"
+              "        sess.run(tf.reduce_mean(t, axis=None))\n",
+    SESSION + "    for b in batches:\n        sess.run(x)\n    else:\n        y = tf.identity(x)\n",
+    # a model per element on purpose (a sweep): its initializer and saver belong to it
+    V1 + "sess = tf.Session()\nfor config in configs:\n    model = Model(config)\n"
+         "    sess.run(tf.global_variables_initializer())\n    saver = tf.train.Saver()\n"
+         "    for i in range(9):\n        sess.run(model.train_op)\n",
+    V1 + "sess = tf.Session()\nfor lr in [0.1, 0.01]:\n    step = tf.train.AdamOptimizer(lr).minimize(loss)\n"
+         "    sess.run(tf.global_variables_initializer())\n    for i in range(9):\n        sess.run(step)\n",
+    V1 + "for i in range(3):\n    estimator.train(input_fn, steps=10)\n",
+    # tf.get_variable may reuse; Keras layers, methods of unknown objects
+    SESSION + "    for i in range(3):\n        v = tf.get_variable('v', [1], reuse=tf.AUTO_REUSE)\n"
+              "        layer = tf.keras.layers.Dense(3)\n        sess.run(model.predict(x))\n",
+    # no session: eager code and tf.function
+    TF + "for i in range(3):\n    y = tf.reduce_sum(tf.constant([1.0]), axis=0)\n    print(y.numpy())\n",
+])
+def test_near_misses(source):
+    assert lint(source) == []
+
+
+def test_warning_in_graph_mode_naming_the_op():
+    diagnostics = lint_source(SESSION + "    for b in batches:\n        sess.run(it.get_next())\n"
+                              "        sess.run(tf.identity(x))\n", select=["TFE601"])
+    assert [(d.line, d.severity) for d in diagnostics] == [(6, "warning")]
+    assert diagnostics[0].message.startswith("`tf.identity(...)` builds new graph ops on every iteration")
+
+
+def test_ops_built_in_the_session_loop_grow_the_graph_every_step(tf):
+    bad = load_module(FOLDER / "bad.py").main(steps=6)
+    good = load_module(FOLDER / "good.py").main(steps=6)
+    growth = [b - a for a, b in zip(bad["ops"], bad["ops"][1:])]
+    assert growth == [6] * 5  # an assign, a mean and an initializer (with their inputs) per step
+    assert good["ops"] == [good["ops"][0]] * 6  # built once: the graph stays the same
+    assert bad["ops"][0] > good["ops"][0]
+    assert bad["losses"].tolist() == good["losses"].tolist()  # the same values, computed again and again
+    assert bad["means"].tolist() == good["means"].tolist()
+
+
+def test_a_finalized_graph_makes_the_growth_raise_at_once(tf):
+    from tflint_effective.runtime_checks import finalized_graph
+
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None])
+        total = tf.reduce_sum(x, axis=0)
+        with tf.compat.v1.Session() as sess, finalized_graph():
+            for step in range(2):
+                assert sess.run(total, {x: [1.0, float(step)]}) == 1.0 + step  # built before: runs
+            with pytest.raises(RuntimeError, match="finalized"):
+                sess.run(tf.reduce_sum(x, axis=0), {x: [1.0]})  # built in the loop: raises

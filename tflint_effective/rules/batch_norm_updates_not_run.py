@@ -1,0 +1,170 @@
+"""Batch normalization whose moving-average updates (UPDATE_OPS) no train op runs (TF1 graph mode).
+
+Why: in a TF1 graph ``tf.compat.v1.layers.batch_normalization(x, training=...)``
+and ``tf.contrib.layers.batch_norm`` / ``slim.batch_norm`` (``is_training``
+defaults to True, ``updates_collections`` to ``UPDATE_OPS``) do not update
+their moving mean and variance themselves: they put the update ops in the
+``tf.GraphKeys.UPDATE_OPS`` collection, and a train op built with
+``optimizer.minimize(loss)`` does not depend on them, so they never run.
+Training looks fine (it normalises with batch statistics), but the moving
+statistics keep their initial 0 and 1, and inference (``training=False``)
+normalises with them: the deployed model is silently wrong (measured on
+TF 2.21 with legacy Keras, fixtures/batch_norm_updates_not_run: after 100
+steps on features of mean 5 the moving mean is still 0, and the loss is
+2e-5 in training mode but 217 at inference).  Build the train op under
+``with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):``
+or with ``runtime_checks.train_op_with_updates(optimizer, loss)``
+(``runtime_checks.with_update_ops(train_op)`` for a train op built
+elsewhere), or pass ``updates_collections=None`` to update in place.
+
+Severity: error in G; off in F, F0 and E (eager execution and ``tf.function``
+update the statistics during the call).
+
+Fix safety: none offered; which update ops belong to which train op (towers,
+GANs with two optimizers) is a decision about the program.
+
+Known problems: reported only in a module that builds the train op itself
+(``minimize`` / ``apply_gradients``) and shows no other way the updates may
+run: no ``UPDATE_OPS`` / ``update_ops`` in any name or string, no
+``create_train_op``, ``optimize_loss``, ``updates_collections``, Keras
+``updates``, ``get_collection`` of a key it cannot read,
+``control_dependencies`` on a list it cannot see, or ``tf.group(*ops)``; a
+train op built in another module keeps it silent.  ``training`` counts as
+training unless it is literally False (or ``tf.layers``' default);
+contrib/slim batch norms are not reported in a module that uses
+``arg_scope`` (it may change their defaults).  Layer objects
+(``tf.layers.BatchNormalization``) and Keras layers are not seen.
+"""
+import re
+
+import libcst as cst
+
+from ..analysis.syntax import call_arg, has_star_args, is_false
+from ..analysis.tf_api import BATCH_NORM_TRAINING, RUNS_UPDATE_OPS
+from ..rule import ERROR, Rule, per_mode
+
+MESSAGE = ("`{code}` puts its moving mean/variance updates in UPDATE_OPS, and the train op this module builds "
+           "never runs them: inference normalises with the initial statistics; build the train op under "
+           "`tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS))` or with "
+           "`runtime_checks.train_op_with_updates(optimizer, loss)`")
+MENTIONS = re.compile("|".join(("update_ops", "updates_collections", "get_updates_for", *RUNS_UPDATE_OPS)),
+                      re.IGNORECASE).search
+TRAIN_METHODS = ("minimize", "apply_gradients")
+
+
+class BatchNormUpdatesNotRun(Rule):
+    """Batch norm whose UPDATE_OPS no train op runs: moving statistics never update."""
+
+    CODE = "TFE602"
+    MESSAGE = "batch-norm moving averages are in UPDATE_OPS, which the train op never runs"
+    SEVERITY = per_mode(None, G=ERROR)
+    EXAMPLE_HEADER = "import tensorflow.compat.v1 as tf\n"
+    BAD = """
+        h = tf.layers.batch_normalization(x, training=True)
+        loss = tf.reduce_mean(tf.square(h - y), axis=None)
+        train_op = tf.train.AdamOptimizer(0.01).minimize(loss)
+    """
+    GOOD = """
+        h = tf.layers.batch_normalization(x, training=True)
+        loss = tf.reduce_mean(tf.square(h - y), axis=None)
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            train_op = tf.train.AdamOptimizer(0.01).minimize(loss)
+    """
+
+    def setup(self) -> None:
+        self.norms = []  # [(node, is contrib/slim)]: batch norms that train
+        self.trains = self.handled = self.arg_scope = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func, context = node.func, self.context
+        known = self._batch_norm(func)
+        if known is not None and not has_star_args(node):
+            position, keyword, default = known
+            contrib = keyword == "is_training"  # contrib/slim: updates_collections=None updates in place
+            training = call_arg(node, position, keyword)
+            if (default if training is None else not self._false(training.value)) and not (
+                    contrib and call_arg(node, 8, "updates_collections")):
+                self._add(node, contrib)
+        normalizer = call_arg(node, None, "normalizer_fn")
+        if normalizer is not None and self._batch_norm(normalizer.value) is not None:
+            params = call_arg(node, None, "normalizer_params")
+            if params is None:
+                self._add(normalizer.value, True)
+            elif isinstance(params.value, (cst.Dict, cst.Name)):
+                self._normalizer_params(normalizer.value, params.value)
+        if isinstance(func, cst.Attribute) and func.attr.value in TRAIN_METHODS and node.args:
+            qualname = context.qualname(func)
+            self.trains = self.trains or qualname is None or qualname.startswith("tensorflow.")
+        name = context.tf_call(node)
+        if name is not None and node.args and not self.handled:
+            self.handled = self._unknown_dependencies(name.leaf, node)
+        if name is not None and name.leaf == "arg_scope" or isinstance(func, cst.Name) and func.value == "arg_scope":
+            self.arg_scope = True
+
+    @staticmethod
+    def _unknown_dependencies(op, call) -> bool:
+        """A collection whose key, or a dependency whose ops, this module does not show:
+        ``get_collection(key)``, ``control_dependencies(deps)``, ``group(*ops)``."""
+        first = call.args[0].value
+        if op in ("get_collection", "get_collection_ref"):
+            return not (isinstance(first, cst.SimpleString) or _graph_key(first))
+        if op == "control_dependencies":
+            return not isinstance(first, (cst.List, cst.Tuple))
+        return op == "group" and any(arg.star for arg in call.args)
+
+    def _add(self, node, contrib) -> None:
+        self.context.mode_thunk(node)  # remember the mode here; reported at the end
+        self.norms.append((node, contrib))
+
+    def _normalizer_params(self, normalizer, params) -> None:
+        value = self.context.assigned_value(params) if isinstance(params, cst.Name) else params
+        if not isinstance(value, cst.Dict) or any(not isinstance(e, cst.DictElement) for e in value.elements):
+            return  # unknown parameters, or ``**more``
+        keys = {e.key.raw_value: e.value for e in value.elements if isinstance(e.key, cst.SimpleString)}
+        if "updates_collections" not in keys and not self._false(keys.get("is_training", cst.Name("True"))):
+            self._add(normalizer, True)
+
+    def _batch_norm(self, func):
+        """(position, keyword, default) of the training parameter of a batch norm that uses UPDATE_OPS."""
+        name = self.context.tf_name(func)
+        if name is not None:
+            if name.path.startswith("contrib.") and name.leaf == "batch_norm":
+                return BATCH_NORM_TRAINING["batch_norm"]
+            return BATCH_NORM_TRAINING.get(name.path) if name.path.startswith("layers.") else None
+        qualname = self.context.qualname(func) or ""
+        return BATCH_NORM_TRAINING["batch_norm"] if (
+            qualname.startswith("tf_slim.") and qualname.endswith(".batch_norm")) else None
+
+    def _false(self, value) -> bool:
+        if isinstance(value, cst.Name) and value.value != "False":
+            value = self.context.assigned_value(value) or value
+        return is_false(value) or isinstance(value, cst.Integer) and value.value == "0"
+
+    def _mentions(self, text: str) -> None:
+        if not self.handled and MENTIONS(text):
+            self.handled = True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._mentions(node.value)
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if not isinstance(self.context.parent, cst.Expr):  # docstrings say nothing
+            self._mentions(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.handled = self.handled or node.attr.value == "updates"
+
+    def leave_Module(self, node: cst.Module) -> None:
+        if not self.trains or self.handled:
+            return
+        for norm, contrib in self.norms:
+            if not (contrib and self.arg_scope):
+                code = self.context.module.code_for_node(norm.func if isinstance(norm, cst.Call) else norm)
+                self.report(norm, MESSAGE.format(code=code))
+
+
+def _graph_key(expr) -> bool:
+    """``tf.GraphKeys.X`` (or ``GraphKeys.X`` however imported)."""
+    owner = expr.value if isinstance(expr, cst.Attribute) else None
+    return (isinstance(owner, cst.Attribute) and owner.attr.value == "GraphKeys"
+            or isinstance(owner, cst.Name) and owner.value == "GraphKeys")

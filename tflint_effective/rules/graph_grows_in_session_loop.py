@@ -1,0 +1,189 @@
+"""Ops built on every iteration of a loop that runs a TF1 session: the graph grows.
+
+Why: in TF1 graph mode every op call adds nodes to the default graph; it
+computes nothing until a session runs it.  An op, variable, initializer,
+``Saver``, ``tf.assign`` or ``optimizer.minimize`` built inside a loop that
+runs the session adds new nodes at every step: the graph only grows, memory
+leaks and each step gets slower, since the session must extend its graph
+before running (measured on TF 2.21: ``sess.run(tf.reduce_mean(x, axis=0))``
+in a loop adds 2 ops per step, and 1,000 steps took 28 s instead of 0.2 s
+with the op built once).  Build the op once before the loop, feed what
+changes through a placeholder, and call ``graph.finalize()`` before the loop
+(or run it under ``runtime_checks.finalized_graph()``) so that any op built
+inside raises at once; ``tf.compat.v1.train.MonitoredTrainingSession``
+already finalizes.
+
+Severity: warning in G and E (a session runs a graph); off in F and F0 (no
+session inside ``tf.function``).
+
+Fix safety: none offered; moving the op out of the loop changes what it reads
+(values computed in the loop must become placeholders).
+
+Known problems: a loop counts when it runs ``.run`` / ``.eval`` on a name
+every binding of which is a session (``with tf.Session() as sess``,
+``sess = tf.Session()``), on ``self.<attr>`` that the class only ever assigns
+a session, on a tensor, variable or op bound once, or when it calls a
+module-local function that does; sessions passed as parameters are not seen.
+Ops under an ``if`` (except a periodic ``step % n == 0``), in an except
+handler, in a fresh ``tf.Graph()``, or in a loop that calls
+``tf.reset_default_graph()`` are not reported, nor are calls of module-local
+functions that build ops only sometimes (cached ops).  An op that reads what
+the loop varies is reported only in loops over counters or Python data
+(``range``, ``while``, file lists), and not when it indexes with them
+(``variables[i].assign(...)``); a loop that builds some op from its elements
+(``for lr in rates: opt(lr).minimize(loss)``) builds a model per element on
+purpose and is not reported at all.  ``tf.get_variable`` (it may reuse),
+``tf.data``, Keras layers and methods of objects of unknown type are not
+counted as ops.
+"""
+import libcst as cst
+
+from ..analysis.loops import bound_names
+from ..analysis.session_loops import NESTED, SessionLoops, blocks, children, statements, walk
+from ..analysis.syntax import bindings_in, call_arg
+from ..rule import WARNING, Rule, per_mode
+
+LOOPS = (cst.For, cst.While)
+BOUNDARIES = (*NESTED, *LOOPS)
+MESSAGE = ("`{code}` builds new graph ops on every iteration of a loop that runs a session: the graph "
+           "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
+           "through a placeholder, and `graph.finalize()` (or `runtime_checks.finalized_graph()`) the graph")
+
+
+class GraphGrowsInSessionLoop(Rule):
+    """Op built inside a loop that runs a session: the graph grows every step."""
+
+    CODE = "TFE601"
+    MESSAGE = "op built on every iteration of a session loop: the graph grows; build it once before the loop"
+    SEVERITY = per_mode(WARNING, F=None, F0=None)
+    EXAMPLE_HEADER = "import tensorflow.compat.v1 as tf\n"
+    BAD = """
+        x = tf.placeholder(tf.float32, [None])
+        with tf.Session() as sess:
+            for batch in batches:
+                print(sess.run(tf.reduce_mean(x, axis=0), {x: batch}))
+    """
+    GOOD = """
+        x = tf.placeholder(tf.float32, [None])
+        mean = tf.reduce_mean(x, axis=0)
+        with tf.Session() as sess:
+            for batch in batches:
+                print(sess.run(mean, {x: batch}))
+    """
+
+    def setup(self) -> None:
+        self.loops = SessionLoops(self.context)
+        self.reported = set()
+        self.per_element = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ancestors = self.context.ancestors
+        innermost = next((a for a in reversed(ancestors) if type(a) in BOUNDARIES), None)
+        if type(innermost) not in LOOPS or any(id(a) in self.reported for a in ancestors):
+            return  # not in a loop of this function
+        function = next((a for a in reversed(ancestors) if type(a) is cst.FunctionDef), None)
+        scope = self.loops.scope_of(function) if function is not None else self.context.module_scope
+        if not self.loops.builds_ops(node, self.context.scope):
+            return
+        chain = self._loops(ancestors, scope)
+        if chain and self._same_each_step(node, chain, scope) and not any(
+                self._builds_per_element(loop, scope) for loop in chain):
+            self.reported.add(id(node))
+            code = self.context.module.code_for_node(node.func)
+            self.report(node, MESSAGE.format(code=code + ("(...)" if node.args else "()")))
+
+    def _loops(self, ancestors, scope):
+        """Loops around the call, innermost first, up to the innermost one that runs a session;
+        empty when the call runs only sometimes per iteration or in a fresh graph."""
+        chain = []
+        for depth in range(len(ancestors) - 2, -1, -1):
+            node, child = ancestors[depth], ancestors[depth + 1]
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return []
+            if blocks(node, child, self.loops, scope):
+                return []
+            if isinstance(node, (cst.For, cst.While)) and child is node.body:
+                if self.loops.resets_graph(node, scope):
+                    return []
+                chain.append(node)
+                if self.loops.loop_runs_session(node, scope):
+                    return chain
+        return []
+
+    def _builds_per_element(self, loop, scope) -> bool:
+        """The loop builds or runs a model per element on purpose: some op is built from what each
+        iteration brings (``for lr in rates: opt(lr).minimize(loss)``), or a fetch is something the
+        loop binds otherwise than by an op (``model = Model(config); sess.run(model.train_op)``).
+        The initializers and savers it builds belong to those models."""
+        if id(loop) not in self.per_element:
+            bindings = bindings_in(statements(loop))
+            varying = _varying([loop])
+            built = {name for name, node in bindings if isinstance(node, cst.Assign)
+                     and type(node.value) is cst.Call and self.loops.builds_ops(node.value, scope)}
+            self.per_element[id(loop)] = any(
+                type(node) is cst.Call and (
+                    self.loops.builds_ops(node, scope) and not self._same_each_step(node, [loop], scope)
+                    or self.loops.runs_session(node, scope) and any(
+                        name in varying and name not in built for name in self._fetched_names(node, scope)))
+                for node in walk(loop.body))
+        return self.per_element[id(loop)]
+
+    def _fetched_names(self, call, scope):
+        """Names a session call's fetches read, outside the ops they build (reported themselves)."""
+        stack = [_fetches(call)]
+        while stack:
+            node = stack.pop()
+            if type(node) is cst.Name:
+                yield node.value
+            elif not (type(node) is cst.Call and self.loops.builds_ops(node, scope)):
+                stack.extend(child.value if type(child) is cst.Arg else child for child in children(node)
+                             if not (type(node) is cst.Attribute and child is node.attr))
+
+    def _same_each_step(self, node, chain, scope) -> bool:
+        """The op is the same each step (reads nothing the loops vary), or the loops step through
+        counters or data and it reads them without indexing graph elements."""
+        varying = _varying(chain)
+        reads = _reads(node)
+        if not any(name in varying for name, _ in reads):
+            return True
+        if not all(self.loops.step_loop(loop, scope) for loop in chain):
+            return False
+        if any(indexing and name in varying for name, indexing in reads):
+            return False
+        sources = [n.value for loop in chain for name, n in bindings_in(statements(loop))
+                   if name in {r for r, _ in reads} and isinstance(n, cst.Assign)]
+        return not any(indexing and name in varying for value in sources for name, indexing in _reads(value))
+
+
+def _varying(chain):
+    """Names that may change from one iteration to the next: the loops' targets and whatever
+    their bodies bind."""
+    names = set()
+    for loop in chain:
+        names |= {name for name, _ in bindings_in(statements(loop))}
+        names |= bound_names(loop.target) if isinstance(loop, cst.For) else set()
+    return names
+
+
+def _fetches(call: cst.Call) -> cst.CSTNode:
+    """What a session call runs: ``sess.run(fetches, ...)``'s first argument, else the receiver
+    (``tensor.eval()``, ``op.run()``)."""
+    fetches = call_arg(call, 0, "fetches") if call.func.attr.value == "run" else None
+    return fetches.value if fetches is not None else call.func.value
+
+
+def _reads(tree: cst.CSTNode):
+    """(name, read inside a subscript's index) for every name read in ``tree``."""
+    found, stack = set(), [(tree, False)]
+    while stack:
+        node, indexing = stack.pop()
+        if isinstance(node, cst.Name):
+            found.add((node.value, indexing))
+        elif isinstance(node, (cst.Attribute, cst.Arg)):
+            stack.append((node.value, indexing))
+        elif isinstance(node, cst.Subscript):
+            stack.append((node.value, indexing))
+            stack.extend((element, True) for element in node.slice)
+        else:
+            stack.extend((child, indexing) for child in children(node))
+    return found
