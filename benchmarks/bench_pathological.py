@@ -1,12 +1,15 @@
 """Inputs libcst parses slowly or hugely, and what ``engine/guard.py`` says about them.
 
-    python benchmarks/bench_pathological.py               # scan time and verdict, each shape and size
-    python benchmarks/bench_pathological.py --parse       # + libcst's time and peak memory on the
-                                                          #   accepted ones: "accepted => within budget"
-    python benchmarks/bench_pathological.py --fit         # parse every input (killed after --timeout)
-                                                          #   and print measured vs the guard's model
-    python benchmarks/bench_pathological.py --corpus DIR  # refusals among DIR's *.py, and scan time vs
-                                                          #   libcst parse time on a sample of them
+    python benchmarks/bench_pathological.py           # scan time and verdict, each shape and size;
+                                                      #   then the corpus: refusals among its *.py,
+                                                      #   scan time vs libcst's on a sample of them
+    python benchmarks/bench_pathological.py --parse   # + libcst's time and peak memory on the accepted
+                                                      #   inputs, and on the largest accepted input of
+                                                      #   each shape: "accepted => within budget"
+    python benchmarks/bench_pathological.py --fit     # parse every input (killed after --timeout) and
+                                                      #   print it against the guard's model
+Options: --only SHAPE..., --corpus DIR (default ~/.cache/tflint-effective-corpus),
+--no-corpus, --sample N, --timeout S.
 
 Each parse runs ``libcst.parse_module`` in a fresh subprocess (on a thread with a
 large stack, as ``engine/parse.py`` does), measured as CPU time and as the growth
@@ -43,6 +46,10 @@ SHAPES = {
     "plus": (_chain("+"), [500, 1000, 1500, 2000, 3000, 4000, 10000]),
     "matmul": (_chain("@"), [500, 1000, 1500, 2000, 3000]),
     "modulo": (_chain("%"), [500, 1000, 1500, 2000, 3000]),
+    "minus": (_chain("-"), [1000, 2000, 3000]),
+    "floor-division": (_chain("//"), [1000, 2000, 3000]),
+    "bitwise-or": (_chain("|"), [1000, 2000, 3000]),
+    "unary-run": (lambda n: "x = f(" + "-" * n + "y)\n", [1000, 2000, 3000]),
     "plus-multiline": (lambda n: "x = (\n" + " +\n".join(["    a"] * n) + "\n)\n", [1000, 2000, 4000]),
     "plus-of-products": (_chain("+", "a * b"), [1000, 2000, 3000]),
     "plus-of-attributes": (_chain("+", "a.b.c"), [500, 1000, 1500, 2000]),
@@ -132,7 +139,9 @@ def predicted(source: str):
     for s in result.statements:
         seconds = s.seconds + s.tokens * guard.SECONDS_PER_TOKEN
         worst = max(worst, (seconds, s.megabytes + s.tokens * guard.MB_PER_TOKEN))
-    return worst if len(result.statements) <= 1 else (result.seconds(), worst[1])
+    if len(result.statements) <= 1:
+        return worst
+    return result.seconds(), result.tokens * guard.MB_PER_TOKEN + result.megabytes()  # parsed whole
 
 
 def largest_accepted(make, sizes):
@@ -211,11 +220,11 @@ def corpus(args):
         parse = min(_cpu(libcst.parse_module, source) for _ in range(2))
         scanned, parsed = scanned + scan, parsed + parse
         ratios.append((scan / parse, path.stat().st_size))
-    ratios.sort()
+    ratios = sorted(ratio for ratio, size in ratios if size >= 1_000)
     print(f"sample of {len(sample)} files: scan {scanned:.2f} s, libcst.parse_module {parsed:.2f} s "
-          f"({100 * scanned / parsed:.1f}%); per file: median {100 * ratios[len(ratios) // 2][0]:.1f}%, "
-          f"90th percentile {100 * ratios[len(ratios) * 9 // 10][0]:.1f}%, max {100 * ratios[-1][0]:.1f}% "
-          f"({ratios[-1][1]:,} bytes)")
+          f"({100 * scanned / parsed:.1f}%); per file of 1 KB or more: median "
+          f"{100 * ratios[len(ratios) // 2]:.1f}%, 90th percentile {100 * ratios[len(ratios) * 9 // 10]:.1f}%, "
+          f"max {100 * ratios[-1]:.1f}%")
 
 
 def _cpu(function, source):
@@ -230,13 +239,14 @@ def main():
     parser.add_argument("--fit", action="store_true", help="parse every input, show the model")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds before a parse is killed")
     parser.add_argument("--only", nargs="*", help="only these shapes")
-    parser.add_argument("--corpus", nargs="?", const=str(CORPUS), help="directory of real code")
+    parser.add_argument("--corpus", default=str(CORPUS), help="directory of real code")
+    parser.add_argument("--no-corpus", action="store_true", help="skip the corpus")
     parser.add_argument("--sample", type=int, default=200, help="corpus files parsed for the time ratio")
     args = parser.parse_args()
-    if args.corpus:
+    shapes(args)
+    if not args.no_corpus and pathlib.Path(args.corpus).is_dir():
+        print()
         corpus(args)
-    else:
-        shapes(args)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,9 @@ import pytest
 
 from tflint_effective.frontends import cli, files, one_file
 
-OTHER = "import tensorflow.compat.v1 as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)\n"
+OTHER = "import tensorflow as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)\n"
 OTHER_FIXED = OTHER.replace("keep_dims", "keepdims")
-KEEP_DIMS = "TFE102 [info] `keep_dims=` is deprecated, removed in TF2; use `keepdims=`"
+KEEP_DIMS = "TFE102 [warning] `keep_dims=` is deprecated (a TypeError in TF2); use `keepdims=`"
 NOT_UTF8 = ("TFE000 [error] cannot decode as Python source: byte 0xff on line 2 is not valid utf-8; "
             "declare the file's encoding with a `# -*- coding: NAME -*-` comment")
 
@@ -97,7 +97,7 @@ def test_bom_and_line_endings_do_not_move_findings(tmp_path, capsys, content):
 
 def test_a_coding_cookie_is_honoured(tmp_path, capsys):
     path = tmp_path / "m.py"
-    path.write_bytes("# -*- coding: latin-1 -*-\nimport tensorflow.compat.v1 as tf\n"
+    path.write_bytes("# -*- coding: latin-1 -*-\nimport tensorflow as tf\n"
                      "s = 'é'; y = tf.reduce_sum(x, 1, keep_dims=True)\n".encode("latin-1"))
     assert run(capsys, "check", str(path))[:2] == (1, [f"{path}:3:34: {KEEP_DIMS}"])
 
@@ -199,9 +199,9 @@ def test_malformed_notebooks(tree, capsys, content, reported):
 
 
 @pytest.mark.parametrize("content", [
-    NOTEBOOK % ('{"cell_type": "code", "source": "import tensorflow as tf\\ny = tf.squeeze(x)"}',
+    NOTEBOOK % ('{"cell_type": "code", "source": "import tensorflow as tf\\ny = tf.squeeze(tf.keras.layers.Dense(1)(h))"}',
                 '{"kernelspec": 3, "language_info": []}'),
-    NOTEBOOK % ('{"cell_type": "code", "source": "import tensorflow as tf\\ny = tf.squeeze(x)"}', "7"),
+    NOTEBOOK % ('{"cell_type": "code", "source": "import tensorflow as tf\\ny = tf.squeeze(tf.keras.layers.Dense(1)(h))"}', "7"),
 ], ids=["odd_kernelspec", "metadata_not_an_object"])
 def test_notebooks_with_odd_metadata_are_linted(tmp_path, capsys, content):
     path = tmp_path / "n.ipynb"

@@ -7,7 +7,7 @@ import pytest
 
 from tflint_effective.frontends import cache, cli, one_file
 
-BAD = "import tensorflow as tf\ny = tf.squeeze(x)\n"
+BAD = "import tensorflow as tf\ny = tf.squeeze(tf.keras.layers.Dense(1)(x))\n"
 CLEAN = "import tensorflow as tf\ny = tf.squeeze(x, axis=[0])\n"
 
 
@@ -82,7 +82,7 @@ def test_what_a_path_decides_is_in_the_key(tree, capsys):
 
 
 def test_warnings_name_the_file_as_it_is_displayed(tree, capsys, monkeypatch):
-    (tree / "m.py").write_text(BAD.replace("(x)", "(x)  # noqa: TFE999"))
+    (tree / "m.py").write_text(BAD.rstrip("\n") + "  # noqa: TFE999\n")
     assert check(capsys, "m.py")[2] == "m.py:2: warning: TFE999 in a suppression comment is not a rule code\n"
     not_analysed(monkeypatch)
     absolute = str(tree / "m.py")

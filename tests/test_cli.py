@@ -17,11 +17,11 @@ M102 = rule_by_code("TFE102").MESSAGE.format(old="reduction_indices", new="axis"
 BAD = ("import tensorflow as tf\n"
        "\n"
        "m = tf.reduce_mean(x, reduction_indices=[1])\n"
-       "s = tf.reduce_sum(x)\n")
+       "s = tf.reduce_sum(x * y)\n")
 FIXED = BAD.replace("reduction_indices=", "axis=")
 CLEAN = "import tensorflow as tf\n\ns = tf.reduce_sum(x, axis=0)\n"
 LINE_102 = f"bad.py:3:23: TFE102 [warning] {M102}"
-LINE_101 = f"bad.py:4:5: TFE101 [info] {M101}"
+LINE_101 = f"bad.py:4:5: TFE101 [warning] {M101}"
 
 
 def run(capsys, *argv, stdin=None):
@@ -123,31 +123,31 @@ def test_statistics_count_per_code(workdir, capsys):
 SUPPRESSED = ("import tensorflow as tf\n"
               "# tflint-effective: disable=TFE102\n"
               "m = tf.reduce_mean(x, reduction_indices=[1])\n"
-              "s = tf.reduce_sum(x)  # noqa: TFE101\n"
-              "t = tf.reduce_sum(x)  # noqa\n"
-              "u = tf.reduce_sum(x)  # noqa: TFE103\n")
+              "s = tf.reduce_sum(x * y)  # noqa: TFE101\n"
+              "t = tf.reduce_sum(x * y)  # noqa\n"
+              "u = tf.reduce_sum(x * y)  # noqa: TFE103\n")
 
 
 def test_noqa_and_file_level_disable(workdir, capsys):
     (workdir / "s.py").write_text(SUPPRESSED)
     assert run(capsys, "check", "s.py", "--select", "TFE1") == (
-        1, f"s.py:6:5: TFE101 [info] {M101}\n", "1 finding (0 fixable) in 1 file\n")
+        1, f"s.py:6:5: TFE101 [warning] {M101}\n", "1 finding (0 fixable) in 1 file\n")
 
 
 def test_show_suppressed_lists_what_was_silenced_and_why(workdir, capsys):
     (workdir / "s.py").write_text(SUPPRESSED)
     assert run(capsys, "check", "s.py", "--select", "TFE1", "--show-suppressed") == (1, (
         f"s.py:3:23: TFE102 [warning] {M102} [suppressed by # tflint-effective: disable]\n"
-        f"s.py:4:5: TFE101 [info] {M101} [suppressed by # noqa]\n"
-        f"s.py:5:5: TFE101 [info] {M101} [suppressed by # noqa]\n"
-        f"s.py:6:5: TFE101 [info] {M101}\n"), "1 finding (0 fixable) in 1 file; 3 suppressed\n")
+        f"s.py:4:5: TFE101 [warning] {M101} [suppressed by # noqa]\n"
+        f"s.py:5:5: TFE101 [warning] {M101} [suppressed by # noqa]\n"
+        f"s.py:6:5: TFE101 [warning] {M101}\n"), "1 finding (0 fixable) in 1 file; 3 suppressed\n")
 
 
 def test_unknown_codes_in_suppressions_are_warned_about(workdir, capsys):
     (workdir / "s.py").write_text("import tensorflow as tf\n"
                                   "# tflint-effective: disable=TFE9\n"
-                                  "s = tf.reduce_sum(x)  # noqa: TFE999, E501\n")
-    assert run(capsys, "check", "s.py") == (1, f"s.py:3:5: TFE101 [info] {M101}\n", (
+                                  "s = tf.reduce_sum(x * y)  # noqa: TFE999, E501\n")
+    assert run(capsys, "check", "s.py") == (1, f"s.py:3:5: TFE101 [warning] {M101}\n", (
         "s.py:2: warning: TFE9 in a suppression comment is not a rule code\n"
         "s.py:3: warning: TFE999 in a suppression comment is not a rule code\n"
         "1 finding (0 fixable) in 1 file\n"))
@@ -173,13 +173,13 @@ def test_fix_diff_prints_the_diff_and_writes_nothing(workdir, capsys):
     assert (status, err) == (1, "Would fix 1 finding in 1 file.\n")
     assert out == ("--- a/bad.py\n+++ b/bad.py\n@@ -1,4 +1,4 @@\n import tensorflow as tf\n \n"
                    "-m = tf.reduce_mean(x, reduction_indices=[1])\n"
-                   "+m = tf.reduce_mean(x, axis=[1])\n s = tf.reduce_sum(x)\n")
+                   "+m = tf.reduce_mean(x, axis=[1])\n s = tf.reduce_sum(x * y)\n")
     assert (workdir / "bad.py").read_text() == BAD
 
 
 def test_fix_standard_input_prints_the_fixed_source_and_reports_on_stderr(workdir, capsys):
     assert run(capsys, "fix", "-", "--select", "TFE1", stdin=BAD) == (
-        1, FIXED, f"-:4:5: TFE101 [info] {M101}\nFixed 1 finding in 1 file.\n1 finding (0 fixable) in 1 file\n")
+        1, FIXED, f"-:4:5: TFE101 [warning] {M101}\nFixed 1 finding in 1 file.\n1 finding (0 fixable) in 1 file\n")
 
 
 class _UnsafeAbs(Rule):

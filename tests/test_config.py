@@ -12,9 +12,9 @@ M101 = rule_by_code("TFE101").MESSAGE
 M102 = rule_by_code("TFE102").MESSAGE.format(old="reduction_indices", new="axis")
 BAD = ("import tensorflow as tf\n"
        "m = tf.reduce_mean(x, reduction_indices=[1])\n"
-       "s = tf.reduce_sum(x)\n")
+       "s = tf.reduce_sum(x * y)\n")
 LINE_102 = f"src/bad.py:2:23: TFE102 [warning] {M102}"
-LINE_101 = f"src/bad.py:3:5: TFE101 [info] {M101}"
+LINE_101 = f"src/bad.py:3:5: TFE101 [warning] {M101}"
 
 
 def check(capsys, *argv):
@@ -115,7 +115,7 @@ def test_standard_input_is_configured_from_its_name(project, capsys, monkeypatch
     ("pyproject.toml", '[tool.tflint-effective]\nselcet = ["TFE1"]\n',
      "pyproject.toml: [tool.tflint-effective]: unknown key 'selcet' "
      "(known: select, extend-select, ignore, exclude, per-file-ignores, severity, tensorflow-modules, "
-     "max-file-size)"),
+     "function-decorators, max-file-size)"),
     ("pyproject.toml", '[tool.tflint-effective]\nselect = "TFE101"\n',
      "pyproject.toml: [tool.tflint-effective] select: expected a list of rule codes, got 'TFE101'"),
     ("pyproject.toml", '[tool.tflint-effective]\nignore = [101]\n',
@@ -136,7 +136,7 @@ def test_standard_input_is_configured_from_its_name(project, capsys, monkeypatch
     ("setup.cfg", "[tflint-effective]\nmax-line-length = 3\n",
      "setup.cfg: [tflint-effective]: unknown key 'max-line-length' "
      "(known: select, extend-select, ignore, exclude, per-file-ignores, severity, tensorflow-modules, "
-     "max-file-size)"),
+     "function-decorators, max-file-size)"),
     ("tox.ini", "[tflint-effective]\nper-file-ignores =\n    tests/* TFE101\n",
      "tox.ini: [tflint-effective] per-file-ignores: expected `glob: codes` lines, got 'tests/* TFE101'"),
 ])

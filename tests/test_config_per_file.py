@@ -11,7 +11,7 @@ from tflint_effective.engine.lint import lint_source
 from tflint_effective.frontends.cli import main
 from tflint_effective.frontends.config import ConfigError, Resolver, load
 
-BAD = "import tensorflow as tf\nm = tf.reduce_mean(x, reduction_indices=[1])\ny = tf.squeeze(x)\n"
+BAD = "import tensorflow as tf\nm = tf.reduce_mean(x, reduction_indices=[1])\ny = tf.squeeze(tf.keras.layers.Dense(1)(x))\n"
 FOUND = {d.code: d for d in lint_source(BAD)}  # severities are the rules' business, not tested here
 
 

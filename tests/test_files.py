@@ -7,7 +7,7 @@ import pytest
 from tfe_testing import UnparsableFix, only_rules
 from tflint_effective.frontends import cli, files
 
-BAD = "import tensorflow.compat.v1 as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)  # café\n"
+BAD = "import tensorflow as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)  # café\n"
 GOOD = BAD.replace("keep_dims", "keepdims")
 
 
@@ -25,10 +25,10 @@ def test_line_endings_are_kept(tmp_path, newline):
 
 def test_mixed_line_endings_are_kept(tmp_path):
     path = tmp_path / "m.py"
-    path.write_bytes(b"import tensorflow.compat.v1 as tf\r\ny = tf.reduce_sum(x, 1, keep_dims=True)\nz = 1\r\n")
+    path.write_bytes(b"import tensorflow as tf\r\ny = tf.reduce_sum(x, 1, keep_dims=True)\nz = 1\r\n")
     run_fix(path)
     assert path.read_bytes() == (
-        b"import tensorflow.compat.v1 as tf\r\ny = tf.reduce_sum(x, 1, keepdims=True)\nz = 1\r\n")
+        b"import tensorflow as tf\r\ny = tf.reduce_sum(x, 1, keepdims=True)\nz = 1\r\n")
 
 
 def test_coding_cookie_and_bom_are_kept(tmp_path):
@@ -75,11 +75,11 @@ def test_a_failure_before_the_rename_leaves_the_original(tmp_path, monkeypatch):
 
 def test_undecodable_file_is_reported_and_others_still_checked(tmp_path, capsys):
     (tmp_path / "a.py").write_bytes(b"x = '\xff\xfe'\n")
-    (tmp_path / "b.py").write_text("import tensorflow as tf\ny = tf.squeeze(x)\n")
+    (tmp_path / "b.py").write_text("import tensorflow as tf\ny = tf.squeeze(tf.keras.layers.Dense(1)(x))\n")
     assert cli.main(["check", "--isolated", "-q", str(tmp_path)]) == 2
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith(f"{tmp_path / 'a.py'}:1:1: TFE000 [error] cannot decode as Python source")
-    assert out[1] == f"{tmp_path / 'b.py'}:2:5: TFE103 [info] " + \
+    assert out[1] == f"{tmp_path / 'b.py'}:2:5: TFE103 [warning] " + \
         "`squeeze` without `axis` removes every size-1 dimension, including a batch of one; " \
         "pass the axis to remove (`axis=[...]`)"
 
@@ -97,7 +97,7 @@ def test_a_symlink_out_of_the_tree_is_reported_but_not_written(tmp_path, monkeyp
     assert cli.main(["fix", "--isolated", "-q", "."]) == 1
     out, err = capsys.readouterr()
     assert real.read_text() == BAD
-    assert out == "link.py:2:25: TFE102 [info] `keep_dims=` is deprecated, removed in TF2; use `keepdims=`\n"
+    assert out == "link.py:2:25: TFE102 [warning] `keep_dims=` is deprecated (a TypeError in TF2); use `keepdims=`\n"
     assert err == (f"link.py: warning: not fixed: a symbolic link to {real}, outside the current "
                    "directory and the paths being fixed; file left unchanged\n")
     assert cli.main(["fix", "--isolated", "-q", ".", str(outside)]) == 1  # named: fixed, both ways

@@ -9,9 +9,9 @@ import pytest
 from tflint_effective.engine import fix as engine_fix
 from tflint_effective.frontends import cli, one_file
 
-BAD = "import tensorflow.compat.v1 as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)\n"
+BAD = "import tensorflow as tf\ny = tf.reduce_sum(x, 1, keep_dims=True)\n"
 GOOD = BAD.replace("keep_dims", "keepdims")
-SQUEEZE = "import tensorflow as tf\ny = tf.squeeze(x)\n"
+SQUEEZE = "import tensorflow as tf\ny = tf.squeeze(tf.keras.layers.Dense(1)(x))\n"
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ NOTEBOOK = (
     '         "metadata": {"scale": 1e3, "scale": 2E+0},\r\n'
     '         "outputs": [{"output_type": "stream", "name": "stdout", "text": ["\\u00e9\\n"]}],\r\n'
     '         "source": [\r\n'
-    '            "import tensorflow.compat.v1 as tf\\n",\r\n'
+    '            "import tensorflow as tf\\n",\r\n'
     '            "y = tf.reduce_sum(x, 1, keep_dims=True)\\n",\r\n'
     '            "%time z = 1"\r\n'
     '         ]\r\n'
@@ -102,11 +102,11 @@ def test_a_notebook_fix_changes_only_the_bytes_of_the_fixed_cells(workdir, capsy
 
 
 def test_a_notebook_cell_written_as_a_list_keeps_its_layout_when_lines_are_added(workdir, capsys):
-    text = NOTEBOOK.replace('"y = tf.reduce_sum(x, 1, keep_dims=True)\\n"', '"y = tf.squeeze(x)\\n"')
-    before = '"y = tf.squeeze(x)\\n",\r\n'
+    text = NOTEBOOK.replace('"y = tf.reduce_sum(x, 1, keep_dims=True)\\n"', '"y = tf.squeeze(tf.keras.layers.Dense(1)(x))\\n"')
+    before = '"y = tf.squeeze(tf.keras.layers.Dense(1)(x))\\n",\r\n'
     assert before in text
     notebook = one_file.Notebook(text)
-    fixed = notebook.source.replace("y = tf.squeeze(x)\n", "y = tf.squeeze(\n    x)\n")
+    fixed = notebook.source.replace("y = tf.squeeze(tf.keras.layers.Dense(1)(x))\n", "y = tf.squeeze(\n    x)\n")
     assert notebook.rewrite(fixed) == text.replace(
         before, '"y = tf.squeeze(\\n",\r\n            "    x)\\n",\r\n')
 

@@ -59,9 +59,9 @@ def scanned_lines(source, monkeypatch):
 
 @pytest.mark.parametrize("n, reason", [
     (4_000, "line 1: 3,999 binary operators chained in one expression: "
-            "libcst would need about 11.6 s (limit 1 s) to parse it"),
+            "libcst would need about 4.6 s (limit 1 s) to parse it"),
     (10_000, "line 1: 9,999 binary operators chained in one expression: "
-             "libcst would need about 132.3 s (limit 1 s) to parse it"),
+             "libcst would need about 40.3 s (limit 1 s) to parse it"),
 ])
 def test_a_flat_plus_chain_is_refused(n, reason):
     assert guard.refusal(chain("+", n)) == reason
@@ -99,6 +99,15 @@ def test_other_slow_shapes_are_refused(source, counted):
     assert reason is not None and counted in reason
 
 
+def test_operators_are_weighed_and_unary_runs_priced_apart():
+    # 2,000 `+`: 0.73 s in libcst, 2,000 `@`: 2.0 s; a run of 3,000 unary `-`: 500 MB
+    assert guard.refusal(chain("+", 1_900)) is None
+    assert "1,899 binary operators" in guard.refusal(chain("@", 1_900))
+    assert guard.refusal("x = f(" + "-" * 1_500 + "y)\n") is None
+    assert "long runs of unary operators" in guard.refusal("x = f(" + "-" * 3_000 + "y)\n")
+    assert guard.refusal("f(" + ", ".join(["*a, **b"] * 2_000) + ")\n") is None  # not powers
+
+
 def test_boolean_and_comparison_chains_cost_what_their_tokens_cost():
     # libcst parses them in linear time: 30,000 `and` in 0.6 s
     for operator in ("and", "or", "<", "==", "is not", "not in"):
@@ -115,9 +124,9 @@ def test_many_acceptable_statements_can_exceed_the_file_budget():
     statement = chain("+", 200)
     assert guard.refusal(statement) is None
     reason = guard.refusal(statement * 300)
-    assert reason == ("120,600 tokens and long expressions: libcst would need about 5.9 s "
+    assert reason == ("120,600 tokens and long expressions: libcst would need about 4.2 s "
                       "to parse the file (limit 3 s)")
-    assert guard.refusal(statement * 300, file_seconds=6) is None
+    assert guard.refusal(statement * 300, file_seconds=5) is None
     assert guard.refusal("x = 1\n" * 60_000) == ("240,000 tokens: libcst would need about 3.6 s "
                                                  "to parse the file (limit 3 s)")
 
@@ -136,7 +145,7 @@ def test_deep_nests_in_many_statements_are_summed():
     assert guard.refusal(nests) == ("nested brackets and expressions throughout: libcst would need "
                                     "about 600 MB beyond 2-3 KB a token to parse the file (limit 300 MB)")
     patched, offences = guard.salvage(nests)
-    assert len(offences) == 10 and patched.count("pass\n") == 10
+    assert len(offences) == 11 and patched.count("pass\n") == 11
 
 
 def test_brackets_deeper_than_python_accepts_are_refused():

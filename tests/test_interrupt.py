@@ -12,7 +12,7 @@ import pytest
 from tflint_effective.engine import threads
 from tflint_effective.frontends import cli, one_file
 
-BAD = "import tensorflow as tf\ny = tf.squeeze(x)\n"
+BAD = "import tensorflow as tf\ny = tf.squeeze(tf.keras.layers.Dense(1)(x))\n"
 
 
 def test_the_analysis_runs_on_a_daemon_thread_and_the_caller_can_be_interrupted():

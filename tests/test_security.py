@@ -14,13 +14,13 @@ from tfe_testing import ROOT
 from tflint_effective import fix_source, lint_source
 from tflint_effective.frontends import cli
 
-SQUEEZE = ("TFE103 [info] `squeeze` without `axis` removes every size-1 dimension, including a batch of one; "
+SQUEEZE = ("TFE103 [warning] `squeeze` without `axis` removes every size-1 dimension, including a batch of one; "
            "pass the axis to remove (`axis=[...]`)")
 
 
 def hostile(marker):
     return (f"import os, sys\nimport tensorflow as tf\nopen({str(marker)!r}, 'w').write('executed')\n"
-            "os._exit(3)\ny = tf.squeeze(x)\nsys.exit(4)\n")
+            "os._exit(3)\ny = tf.squeeze(tf.keras.layers.Dense(1)(x))\nsys.exit(4)\n")
 
 
 @pytest.fixture

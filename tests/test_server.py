@@ -105,13 +105,13 @@ def test_diagnostics_code_actions_and_utf16_positions(workspace):
         assert client.published(path.as_uri())[-1] == {"uri": path.as_uri(), "diagnostics": []}
 
         sub = workspace / "sub" / "n.py"  # its own configuration: TFE103 only
-        client.open(sub, TEXT + "y = tf.squeeze(x)\n")
+        client.open(sub, TEXT + "y = tf.squeeze(tf.keras.layers.Dense(1)(x))\n")
         assert without_links(client.diagnostics(sub.as_uri(), 1)) == [
-            diagnostic((3, 4), (3, 17), "TFE103", M103, TEXT + "y = tf.squeeze(x)\n")]
+            diagnostic((3, 4), (3, 43), "TFE103", M103, TEXT + "y = tf.squeeze(tf.keras.layers.Dense(1)(x))\n")]
 
         client.notify("textDocument/didOpen", {"textDocument": {  # unsaved: the workspace root's configuration
             "uri": "untitled:Untitled-1", "languageId": "python", "version": 1,
-            "text": "import tensorflow as tf\ny = tf.reduce_sum(x)\nz = tf.squeeze(x)\n"}})
+            "text": "import tensorflow as tf\ny = tf.reduce_sum(x * y)\nz = tf.squeeze(tf.keras.layers.Dense(1)(x))\n"}})
         assert [d["code"] for d in client.diagnostics("untitled:Untitled-1", 1)] == ["TFE103"]
     finally:
         client.close()

@@ -45,14 +45,14 @@ def test_show_source_from_the_command_line(tmp_path, monkeypatch, capsys, option
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m.py").write_text(SOURCE)
     for cache in ("--no-cache", "--jobs=1", "--jobs=1"):  # fills the cache, then served from it
-        assert main(["check", "--isolated", "-q", cache, *options, "m.py"]) == 1
+        assert main(["check", "--isolated", "-q", "--severity", "info", cache, *options, "m.py"]) == 1
         assert capsys.readouterr().out == FULL
 
 
 def test_output_format_concise_is_the_text_format(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m.py").write_text(SOURCE)
-    main(["check", "--isolated", "-q", "--output-format", "concise", "m.py"])
+    main(["check", "--isolated", "-q", "--severity", "info", "--output-format", "concise", "m.py"])
     assert capsys.readouterr().out == "".join(line + "\n" for line in FULL.splitlines() if line.startswith("m.py"))
-    main(["check", "--isolated", "-q", "--output-format", "json", "--show-source", "m.py"])
+    main(["check", "--isolated", "-q", "--severity", "info", "--output-format", "json", "--show-source", "m.py"])
     assert capsys.readouterr().out.startswith('{\n  "schema_version": 1')  # only the text format shows source

@@ -43,4 +43,4 @@ def _loaded_after_check(tmp_path, source):
 
 def test_a_file_without_tensorflow_loads_neither_libcst_nor_the_rules(tmp_path):
     assert _loaded_after_check(tmp_path, "import os\nx = os.sep  # noqa: E501\n") == "0 False False"
-    assert _loaded_after_check(tmp_path, "import tensorflow as tf\nx = tf.squeeze(y)\n") == "1 True True"
+    assert _loaded_after_check(tmp_path, "import tensorflow as tf\nx = tf.squeeze(tf.keras.layers.Dense(1)(y))\n") == "1 True True"

@@ -31,14 +31,17 @@ FILE_MB = 300.0  # beyond 2-3 KB a token: what nesting costs, summed over the st
 SECONDS_PER_TOKEN = 15e-6  # 7-15 µs on data literals and ordinary code
 MB_PER_TOKEN = 2.6e-3  # 1.8-2.5 KB in one statement (2.8 KB in a whole ordinary file)
 # `a + a + ...`: 4,000 `+` 4.3 s; 3,000 `@` 5.4 s; 1,000 `+` between calls of 10 arguments 1.7 s
-CHAIN_LINEAR = 1.6e-7  # s per operator x token of a chain (`@`, the slowest operator)
-CHAIN_CUBIC = 1.0e-10  # s per operator ** 3
+CHAIN_LINEAR = 1.0e-7  # s per operator x token of a chain of `+`; other operators weigh more:
+CHAIN_CUBIC = 2.0e-11  # s per operator ** 3
+_WEIGHTS = {"+": 1.0, "*": 1.0, "|": 1.1, "&": 1.1, "^": 1.1, "<<": 1.1, "-": 1.45, "/": 1.45, ">>": 1.45,
+            "//": 1.85, "%": 2.2, "@": 2.8, "~": 1.0}
 # `x.a().b()...`: 2,000 method calls 7.3 s; `x[0][0]...`: 2,000 subscripts 4.7 s
 TRAILER_LINEAR = 2.9e-7  # s per trailer x token of a primary
 TRAILER_CUBIC = 1.6e-10  # s per trailer ** 3
 # `a if c else a if c else ...`: 2,000 of them 1.2 s and 690 MB; `**` 470 MB
 NESTED_SECONDS = 3.0e-7  # s per right-nested operator ** 2
 NESTED_MB = 1.8e-4  # MB per right-nested operator ** 2
+UNARY_SECONDS, UNARY_MB = 1.1e-7, 6.5e-5  # per unary operator ** 2 of a run (`- - - x`): 3,000 0.9 s, 500 MB
 # 10,000 elements 50 brackets deep: 1.4 s, 650 MB; 190 nested calls: 0.2 s, 84 MB; 20
 # statements of 190 nested lists: 1.8 s, 590 MB (the parser holds each one's memory)
 NEST_SECONDS = 2.2e-6  # s per token per enclosing bracket beyond the first
@@ -51,8 +54,7 @@ _MIN_TOKENS = 4_000  # a statement with fewer tokens and no note is not recorded
 _MIN_NEST = 500
 
 _KEYWORDS = frozenset(keyword.kwlist) - {"True", "False", "None"}
-_COMPOUND = frozenset({"if", "elif", "else", "for", "while", "try", "except", "finally", "with",
-                       "def", "class", "async", "match", "case", "@"})
+_COMPOUND = frozenset("if elif else for while try except finally with def class async match case @".split())
 # Unterminated strings end at the end of their line (or of the text), as for tokenize.
 _STRING = (r"'''[^'\\]*+(?:(?:\\(?:\r\n|.|\Z)|'(?!''))[^'\\]*+)*+(?:'''|\Z)"
            r'|"""[^"\\]*+(?:(?:\\(?:\r\n|.|\Z)|"(?!""))[^"\\]*+)*+(?:"""|\Z)'
@@ -126,14 +128,13 @@ class Scan(NamedTuple):
         return (self.tokens * SECONDS_PER_TOKEN + sum(s.seconds for s in self.statements)
                 + self.nest * NEST_SECONDS + self.depths * DEPTH_SECONDS)
 
-    def megabytes(self) -> float:
-        """What the file's constructs take beyond 2-3 KB a token (which a piecewise parse bounds)."""
+    def megabytes(self) -> float:  # beyond 2-3 KB a token, which a piecewise parse bounds
         return sum(s.megabytes for s in self.statements) + self.nest * NEST_MB + self.depths * DEPTH_MB
 
 
-def _costs(notes: list, ops: int, run: int, nested: int, chain_tokens: int, run_tokens: int):
+def _costs(notes: list, ops: int, weight: float, run: int, nested: int, chain_tokens: int, run_tokens: int):
     if ops >= _MIN:
-        notes.append((ops * chain_tokens * CHAIN_LINEAR + ops ** 3 * CHAIN_CUBIC, 0.0,
+        notes.append((weight * (chain_tokens * CHAIN_LINEAR + ops ** 2 * CHAIN_CUBIC), 0.0,
                       f"{ops:,} binary operators chained in one expression"))
     if run >= _MIN:
         notes.append((run * run_tokens * TRAILER_LINEAR + run ** 3 * TRAILER_CUBIC, 0.0,
@@ -143,10 +144,12 @@ def _costs(notes: list, ops: int, run: int, nested: int, chain_tokens: int, run_
                       f"{nested:,} right-nested `**`/`if`-`else` operators in one expression"))
 
 
-def _nesting(notes: list, nest: int, depths: int, deepest: int):
+def _nesting(notes: list, nest: int, depths: int, deepest: int, squares: int):
     if nest >= _MIN_NEST or depths >= _MIN_NEST:
         notes.append((nest * NEST_SECONDS + depths * DEPTH_SECONDS, nest * NEST_MB + depths * DEPTH_MB,
                       f"brackets nested {deepest} deep"))
+    if squares >= _MIN_NEST:
+        notes.append((squares * UNARY_SECONDS, squares * UNARY_MB, "long runs of unary operators (`- - - x`)"))
 
 
 def _surely_fine(source: str, file_seconds: float) -> bool:
@@ -160,10 +163,10 @@ def _surely_fine(source: str, file_seconds: float) -> bool:
     trailers = brackets + source.count(".")
     nested = source.count("*") + source.count("else")
     nest, depths = brackets * size, brackets * brackets // 2  # at most
-    seconds = (size * SECONDS_PER_TOKEN + ops * size * CHAIN_LINEAR + ops ** 3 * CHAIN_CUBIC
-               + trailers * size * TRAILER_LINEAR + trailers ** 3 * TRAILER_CUBIC
+    seconds = (size * SECONDS_PER_TOKEN + 2.8 * (ops * size * CHAIN_LINEAR + ops ** 3 * CHAIN_CUBIC)
+               + trailers * size * TRAILER_LINEAR + trailers ** 3 * TRAILER_CUBIC + ops ** 2 * UNARY_SECONDS
                + nested ** 2 * NESTED_SECONDS + nest * NEST_SECONDS + depths * DEPTH_SECONDS)
-    megabytes = nested ** 2 * NESTED_MB + nest * NEST_MB + depths * DEPTH_MB
+    megabytes = nested ** 2 * NESTED_MB + nest * NEST_MB + depths * DEPTH_MB + ops ** 2 * UNARY_MB
     return (brackets <= MAX_DEPTH and seconds <= min(STATEMENT_SECONDS, file_seconds)
             and size * MB_PER_TOKEN + megabytes <= STATEMENT_MB and megabytes <= FILE_MB)
 
@@ -180,11 +183,13 @@ def scan(source: str) -> Scan:
     # first token; right-nested operators; trailers of the current primary and its
     # first token; commas; and its kind, a bracket or "L"/"S" for an f-string's
     # replacement field opened in literal text / in a format spec.
-    ops = nested = run = elements = seg = run_tok = opened = 0
+    ops = nested = run = elements = seg = run_tok = opened = weight = 0
     kind = ""
     # Per statement: tokens inside nested brackets, summed over them (the tokens'
     # depths beyond the first); depths of brackets, summed; the deepest.
     nest = depths = deepest = small_nest = small_depths = 0
+    prefix = squares = 0  # the current run of unary operators; its length squared, summed
+    unary = -2  # the last unary operator
     atom = dot = False  # the previous token ends an atom / is an attribute dot
     stmt_tok = stmt_pos = most = pos = ntok = 0
     comment = -1
@@ -200,15 +205,14 @@ def scan(source: str) -> Scan:
                     return Scan(ntok, statements, pos)
                 depths += depth
                 deepest = max(deepest, depth + 1)
-                stack.append((ops, seg, nested, run, run_tok, elements, kind, opened))
-                ops = nested = run = elements = 0
-                seg = run_tok = ntok
-                opened = ntok - 1
+                stack.append((ops, weight, seg, nested, run, run_tok, elements, kind, opened))
+                ops = nested = run = elements = weight = 0
+                seg, run_tok, opened = ntok, ntok, ntok - 1
                 kind, mode, atom = ("L" if mode == "literal" else "S"), "code", False
             elif delimiter == "}":
                 if mode == "spec":  # the end of the field
                     returning, inside = kind, ntok - opened - 1
-                    ops, seg, nested, run, run_tok, elements, kind, opened = stack.pop()
+                    ops, weight, seg, nested, run, run_tok, elements, kind, opened = stack.pop()
                     if stack:
                         nest += inside
                     mode = "literal" if returning == "L" else "spec"
@@ -217,27 +221,26 @@ def scan(source: str) -> Scan:
                     pos = match.start(1)
                 depth = fstrings.pop()[2]
                 while len(stack) > depth:
-                    ops, seg, nested, run, run_tok, elements, kind, opened = stack.pop()
+                    ops, weight, seg, nested, run, run_tok, elements, kind, opened = stack.pop()
                 mode, atom, dot = "code", True, False
             continue
         i = ntok - 1
         for i, m in enumerate(_TOKEN.finditer(source, pos, end), ntok):
             k = m.lastindex
             if k == 1:  # a name
-                if m.group(1) in keywords:
+                if dot:  # an attribute's
+                    atom, dot = True, False
+                elif m[1] in keywords:
                     if ops >= _MIN or run >= _MIN:
-                        _costs(notes, ops, run, 0, i - seg, i - run_tok)
-                    if m.group(1) == "else":
+                        _costs(notes, ops, weight, run, 0, i - seg, i - run_tok)
+                    if m[1] == "else":
                         nested += 1
-                    ops = run = 0
+                    ops = run = weight = 0
                     seg, atom = i + 1, False
-                elif not dot:  # a new primary
+                else:  # a new primary
                     if run >= _MIN:
-                        _costs(notes, 0, run, 0, 0, i - run_tok)
+                        _costs(notes, 0, 0, run, 0, 0, i - run_tok)
                     run, run_tok, atom = 0, i, True
-                else:
-                    atom = True
-                dot = False
             elif k == 2:
                 run += 1
                 atom, dot = False, True
@@ -246,7 +249,7 @@ def scan(source: str) -> Scan:
                     run += 1
                 else:
                     if run >= _MIN:
-                        _costs(notes, 0, run, 0, 0, i - run_tok)
+                        _costs(notes, 0, 0, run, 0, 0, i - run_tok)
                     run, run_tok = 0, i
                 depth = len(stack)
                 if depth >= MAX_DEPTH:
@@ -255,36 +258,34 @@ def scan(source: str) -> Scan:
                     depths += depth
                     if depth >= deepest:
                         deepest = depth + 1
-                stack.append((ops, seg, nested, run, run_tok, elements, kind, opened))
-                ops = nested = run = elements = 0
+                stack.append((ops, weight, seg, nested, run, run_tok, elements, kind, opened))
+                ops = nested = run = elements = weight = 0
                 seg = run_tok = i + 1
                 opened, kind, atom, dot = i, m.group(3), False, False
             elif k == 4:
                 if not stack or (kind in ("L", "S") and m.group(4) != "}"):
                     continue  # unbalanced: libcst reports it
                 if ops >= _MIN or run >= _MIN or nested >= _MIN:
-                    _costs(notes, ops, run, nested, i - seg, i - run_tok)
+                    _costs(notes, ops, weight, run, nested, i - seg, i - run_tok)
                 if elements > most:
                     most = elements
                 returning, inside = kind, i - opened - 1
-                ops, seg, nested, run, run_tok, elements, kind, opened = stack.pop()
+                ops, weight, seg, nested, run, run_tok, elements, kind, opened = stack.pop()
                 if stack:
                     nest += inside
                 atom, dot = True, False
-                if returning in ("L", "S"):
-                    mode = "literal" if returning == "L" else "spec"
-                    pos, ntok = m.end(), i + 1
+                if returning in ("L", "S"):  # the end of an f-string's replacement field
+                    mode, pos, ntok = ("literal" if returning == "L" else "spec"), m.end(), i + 1
                     break
             elif k == 5 or k == 7:  # a comma or another separator
                 if ops >= _MIN or run >= _MIN or nested >= _MIN:
-                    _costs(notes, ops, run, nested, i - seg, i - run_tok)
-                ops = nested = run = 0
+                    _costs(notes, ops, weight, run, nested, i - seg, i - run_tok)
+                ops = nested = run = weight = 0
                 seg, atom, dot = i + 1, False, False
                 if k == 5:
                     elements += 1
-                elif kind in ("L", "S") and m.group(7) in (":", "!", ":="):
-                    mode = "spec"  # a conversion or a format spec ends the field's code
-                    pos, ntok = m.end(), i + 1
+                elif kind in ("L", "S") and m.group(7) in (":", "!", ":="):  # a format spec
+                    mode, pos, ntok = "spec", m.end(), i + 1
                     break
             elif k == 6:  # a newline
                 if stack:
@@ -293,21 +294,26 @@ def scan(source: str) -> Scan:
                     stmt_tok, stmt_pos = i + 1, m.end()
                     continue
                 if ops >= _MIN or run >= _MIN or nested >= _MIN:
-                    _costs(notes, ops, run, nested, i - seg, i - run_tok)
-                if nest >= _MIN_NEST or depths >= _MIN_NEST:
-                    _nesting(notes, nest, depths, deepest)
+                    _costs(notes, ops, weight, run, nested, i - seg, i - run_tok)
+                if nest >= _MIN_NEST or depths >= _MIN_NEST or squares >= _MIN_NEST:
+                    _nesting(notes, nest, depths, deepest, squares)
                 else:
                     small_nest, small_depths = small_nest + nest, small_depths + depths
                 if notes or i - stmt_tok >= _MIN_TOKENS:
                     statements.append(_statement(notes, stmt_pos, m.start(6), i - stmt_tok, most))
-                ops = nested = run = most = nest = depths = deepest = 0
+                ops = nested = run = most = nest = depths = deepest = weight = squares = 0
                 seg = run_tok = stmt_tok = i + 1
                 stmt_pos, atom, dot = m.end(), False, False
             elif k == 8 or k == 9:  # an operator
                 if run >= _MIN:
-                    _costs(notes, 0, run, 0, 0, i - run_tok)
-                nested += k == 8
-                ops += k == 9
+                    _costs(notes, 0, 0, run, 0, 0, i - run_tok)
+                if not atom:  # unary (`-x`, `*args`, `**kwargs`, a decorator)
+                    prefix = prefix + 1 if unary == i - 1 else 1
+                    squares, unary = squares + 2 * prefix - 1, i
+                elif k == 8:
+                    nested += 1
+                else:
+                    ops, weight = ops + 1, weight + _WEIGHTS.get(m[9], 1.0)
                 run, atom, dot = 0, False, False
             elif k == 10:
                 comment = i
@@ -318,25 +324,22 @@ def scan(source: str) -> Scan:
                 atom = dot = False
             else:  # an atom: a string, a number, an ellipsis, an f-string
                 if run >= _MIN:
-                    _costs(notes, 0, run, 0, 0, i - run_tok)
-                run = 0
-                run_tok = i
-                atom, dot = True, False
+                    _costs(notes, 0, 0, run, 0, 0, i - run_tok)
+                run, run_tok, atom, dot = 0, i, True, False
                 if k == 12:
                     start = m.group(12)
                     quote = start[-3:] if start[-3:] in ("'''", '"""') else start[-1]
                     fstrings.append((quote, int("r" in start.lower()), len(stack)))
-                    mode = "literal"
-                    pos, ntok = m.end(), i + 1
+                    mode, pos, ntok = "literal", m.end(), i + 1
                     break
         else:  # the end of the text
             ntok = i + 1
             break
     # The last statement, when the text does not end with a newline (or inside brackets).
     for saved in stack:  # levels left open: an invalid text
-        _costs(notes, saved[0], 0, 0, ntok - saved[1], 0)
-    _costs(notes, ops, run, nested, ntok - seg, ntok - run_tok)
-    _nesting(notes, nest, depths, deepest)
+        _costs(notes, saved[0], saved[1], 0, 0, ntok - saved[2], 0)
+    _costs(notes, ops, weight, run, nested, ntok - seg, ntok - run_tok)
+    _nesting(notes, nest, depths, deepest, squares)
     blank = ntok == stmt_tok or comment == ntok - 1 == stmt_tok
     if notes or (not blank and ntok - stmt_tok >= _MIN_TOKENS):
         statements.append(_statement(notes, stmt_pos, len(source), ntok - stmt_tok, most))
@@ -344,9 +347,8 @@ def scan(source: str) -> Scan:
 
 
 def _statement(notes: list, start: int, end: int, tokens: int, elements: int) -> Statement:
-    worst = max(notes)[2] if notes else ""
     statement = Statement(start, end, tokens, sum(n[0] for n in notes), sum(n[1] for n in notes),
-                          worst, elements)
+                          max(notes)[2] if notes else "", elements)
     notes.clear()
     return statement
 
@@ -419,7 +421,7 @@ def offending_spans(source: str, *, file_seconds: Optional[float] = None) -> Lis
     seconds = result.seconds() - sum(s.seconds + s.tokens * SECONDS_PER_TOKEN for s in chosen)
     megabytes = result.megabytes() - sum(s.megabytes for s in chosen)
     for statement in sorted(result.statements, key=lambda s: -s.seconds / file_seconds - s.megabytes / FILE_MB):
-        if seconds <= file_seconds and megabytes <= FILE_MB:
+        if seconds <= 0.95 * file_seconds and megabytes <= 0.95 * FILE_MB:  # `pass` and blank lines stay
             break
         if statement not in chosen and statement.worst:
             chosen[statement] = f"{statement.worst}: left out to keep the file within the parsing budgets"
