@@ -57,8 +57,7 @@ def test_make_parallel_eager_runs_each_tower_on_its_device(rc, tf, two_devices):
 
 def test_make_parallel_tf_function_places_towers(rc, tf, two_devices):
     w = tf.Variable(W)
-    f = tf.function(lambda x, y: rc.make_parallel(lambda x, y: tf.linalg.matvec(x, w) - y, two_devices,
-                                                   x=x, y=y))
+    f = tf.function(lambda x, y: rc.make_parallel(lambda x, y: tf.linalg.matvec(x, w) - y, two_devices, x=x, y=y))
     np.testing.assert_allclose(f(X, Y).numpy(), X @ W - Y, rtol=1e-14)
     graph = f.get_concrete_function(X, Y).graph
     assert all(on(tf, op.device, two_devices[1]) for op in tower_1_ops(graph, backward=False))

@@ -11,7 +11,9 @@ RULES = {
     "reduce_min": ["TFE101"], "assert_same_rank": ["TFE101"], "get_shape": ["TFE201", "TFE103"],
     "reshape": ["TFE103"], "batch_gather": ["TFE201"], "with_assertions": ["TFE311"],
     "make_parallel": ["TFE501", "TFE502"], "tower_gradients": ["TFE501", "TFE502"],
-    "merge": ["tile+concat"], "Merge": ["tile+concat"],
+    "merge": ["tile+concat"], "Merge": ["tile+concat"], "softmax_entropy": ["TFE406"],
+    "weighted_logsumexp": ["TFE405"], "train_op_with_updates": ["TFE602"], "with_update_ops": ["TFE602"],
+    "finalized_graph": ["TFE601"],
 }
 
 

@@ -2,7 +2,7 @@
 import tensorflow as tf
 
 
-def with_assertions(tensor, *checks):
+def with_assertions(tensor, *checks, name=None):
     """Return ``tensor`` so that evaluating it first runs every check.
 
     Target of rule TFE311 (an assert, ``check_numerics`` or print op whose
@@ -12,7 +12,8 @@ def with_assertions(tensor, *checks):
     In graph mode and tf.function the result is an identity of ``tensor``
     (or of every tensor in a nested structure) with control dependencies on
     the checks; in eager mode the checks have already run, so ``tensor`` is
-    returned as is.
+    returned as is.  ``tf.control_dependencies`` plus ``tf.identity`` is the
+    TensorFlow spelling; this adds the argument checks.
     """
     if tensor is None:
         raise TypeError("with_assertions: tensor is None")
@@ -28,5 +29,5 @@ def with_assertions(tensor, *checks):
         deps.append(check)
     if not deps or tf.executing_eagerly():
         return tensor
-    with tf.control_dependencies(deps):
+    with tf.name_scope(name or "with_assertions"), tf.control_dependencies(deps):
         return tf.nest.map_structure(tf.identity, tensor)

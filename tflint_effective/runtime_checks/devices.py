@@ -1,11 +1,14 @@
 """Data parallelism: split the batch over devices, keep each tower's work on its device."""
 import contextlib
 import functools
+import numbers
 
 import tensorflow as tf
 
+from . import _arguments
 
-def make_parallel(fn, devices, **inputs):
+
+def make_parallel(fn, devices, *, name=None, **inputs):
     """Run ``fn(**inputs)`` as one tower per device on equal slices of the batch (axis 0).
 
     The towers' outputs (a tensor or a nested structure of them, batch
@@ -13,16 +16,36 @@ def make_parallel(fn, devices, **inputs):
     TFE502: the forward pass lands on each tower's device; for the backward
     pass use :func:`tower_gradients`.  In TF1 graph mode the towers share
     ``tf.compat.v1.get_variable`` variables (AUTO_REUSE); in TF2, ``fn``
-    should close over variables created once.
+    should close over variables created once.  ``devices`` is one device
+    name or a sequence of them; ``name``, when given, scopes every tower.
+    The inputs are dense tensors (a ragged batch does not split evenly).
+    ``tf.distribute.MirroredStrategy`` is TensorFlow's general answer.
     """
     outputs = []
-    for scope, split in _towers(devices, inputs, "make_parallel"):
-        with scope():
-            outputs.append(fn(**split))
-    return tf.nest.map_structure(lambda *parts: tf.concat(parts, axis=0), *outputs)
+    with _scope(name):
+        for scope, split in _towers(devices, inputs, "make_parallel"):
+            with scope():
+                outputs.append(_batched(fn(**split)))
+        return tf.nest.map_structure(lambda *parts: tf.concat(parts, axis=0), *outputs)
 
 
-def tower_gradients(loss_fn, variables, devices, **inputs):
+def _batched(outputs):
+    """``outputs`` after checking that each one has a batch dimension to concatenate."""
+    for output in tf.nest.flatten(outputs):
+        shape = getattr(output, "shape", None)
+        rank = shape.rank if isinstance(shape, tf.TensorShape) else None if shape is None else len(shape)
+        if rank == 0 or output is None or isinstance(output, numbers.Number):
+            raise ValueError(f"make_parallel: fn returned {output!r}; each output needs the batch "
+                             "dimension (axis 0) to be concatenated over the towers; reduce after "
+                             "make_parallel, or use tower_gradients for a scalar loss")
+    return outputs
+
+
+def _scope(name):
+    return tf.name_scope(name) if name else contextlib.nullcontext()
+
+
+def tower_gradients(loss_fn, variables, devices, *, name=None, **inputs):
     """Gradients of the scalar ``loss_fn(**inputs)`` w.r.t. ``variables``, one tower per device.
 
     Each tower's forward and backward pass run under that tower's device
@@ -32,9 +55,15 @@ def tower_gradients(loss_fn, variables, devices, **inputs):
     Returns ``(loss, gradients)``: the mean of the tower losses and, per
     variable, the mean of the tower gradients (None where unconnected).
     With a ``loss_fn`` that averages over its batch, these equal the
-    single-device loss and gradients.
+    single-device loss and gradients.  ``devices`` and ``name`` are as in
+    :func:`make_parallel`; ``tf.distribute.MirroredStrategy`` is the
+    TensorFlow way for whole training loops.
     """
-    variables = list(variables)
+    with _scope(name):
+        return _tower_gradients(loss_fn, list(variables), devices, inputs)
+
+
+def _tower_gradients(loss_fn, variables, devices, inputs):
     losses, tower_grads = [], []
     for scope, split in _towers(devices, inputs, "tower_gradients"):
         with scope():
@@ -53,12 +82,15 @@ def tower_gradients(loss_fn, variables, devices, **inputs):
 
 def _towers(devices, inputs, op):
     """One ``(scope, inputs)`` pair per device: a context manager and that tower's batch slice."""
-    devices = list(devices)
+    devices = [devices] if isinstance(devices, (str, tf.DeviceSpec)) else list(devices)
     if not devices:
         raise ValueError(f"{op}: devices is empty")
+    for device in devices:
+        if not isinstance(device, (str, tf.DeviceSpec)):
+            raise TypeError(f"{op}: devices must be device names (strings) or tf.DeviceSpec, got {device!r}")
     if not inputs:
         raise ValueError(f"{op}: pass the batched inputs as keyword arguments")
-    inputs = {k: tf.convert_to_tensor(v) for k, v in inputs.items()}
+    inputs = {k: _arguments.as_tensor(v, op=op, name=f"input {k!r}") for k, v in inputs.items()}
     _check_batch(op, inputs, len(devices))
     splits = {k: tf.split(v, len(devices), axis=0) for k, v in inputs.items()}
     return [(functools.partial(_tower_scope, i, device), {k: v[i] for k, v in splits.items()})
