@@ -7,14 +7,13 @@ are never sessions: rules that use this stay silent about them.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from .kinds import returns_tensor
 from .names import FUNCTION_LIKE, OTHER, Assigned, Scope
-from .syntax import bindings_in
+from .syntax import bindings_in, code_children
 from .tf_api import (ITERATOR_FACTORIES, OP_BUILDER_PREFIXES, OP_BUILDERS, SESSIONS, VARIABLES, TFName,
                      tf_name)
 
@@ -39,39 +38,13 @@ def statements(node: cst.CSTNode) -> List[cst.CSTNode]:
     return list(body.body) if isinstance(body, (cst.Module, cst.IndentedBlock)) else []
 
 
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
-_CODE: Dict[type, bool] = {}
-_TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
-           cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
-           cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
-           cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
-           cst.SimpleString, cst.Integer, cst.Float)
-
-
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """The child nodes that hold code (not whitespace or punctuation): libcst's ``children``
-    runs a visitor per node, several times slower."""
-    kind = type(node)
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
-    for name in names:
-        value = getattr(node, name)
-        for item in value if type(value) in (tuple, list) else (value,):
-            code = _CODE.get(type(item))
-            if code is None:
-                code = _CODE[type(item)] = isinstance(item, cst.CSTNode) and not isinstance(item, _TRIVIA)
-            if code:
-                yield item
-
-
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node below ``node`` that runs with it (not the bodies of nested functions and classes)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(child for child in children(current) if type(child) not in NESTED)
+        stack.extend(child for child in code_children(current) if type(child) not in NESTED)
 
 
 class SessionLoops:
@@ -307,7 +280,7 @@ def unconditional(body: cst.CSTNode, loops: SessionLoops, scope: Scope) -> Itera
     while stack:
         node = stack.pop()
         yield node
-        for child in children(node):
+        for child in code_children(node):
             if not (isinstance(child, NESTED) or blocks(node, child, loops, scope)):
                 stack.append(child)
 

@@ -14,13 +14,13 @@ tensor.  Call sites are collected by one walk of the module, only when a questio
 """
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from .names import Scope
+from .syntax import code_children
 
 _Key = Tuple[int, str]
 _TENSOR_DOC = re.compile(r"^(?:an?\s+)?`*(?:tf\.)?Tensor`*(?:[\s,.;]|$)", re.IGNORECASE)
@@ -201,43 +201,12 @@ class Summaries:
                 stack.append((node.params, scope))
                 stack.append((node.body, scope))
                 continue
-            for child in _children(node):
+            for child in code_children(node):
                 stack.append((child, scope))
-
-
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
-# Whitespace, comments and punctuation: nothing to find inside.
-_TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
-           cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,
-           cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
-           cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
-           cst.SimpleString, cst.Integer, cst.Float)
-_WALKED: Dict[type, bool] = {}
-
-
-def _walked(kind: type) -> bool:
-    walked = _WALKED.get(kind)
-    if walked is None:
-        walked = _WALKED[kind] = issubclass(kind, cst.CSTNode) and not issubclass(kind, _TRIVIA)
-    return walked
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
-
-
-def _children(node: cst.CSTNode):
-    kind = type(node)
-    names = _FIELDS.get(kind)
-    if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
-    for name in names:
-        value = getattr(node, name)
-        kind = type(value)
-        if kind is tuple or kind is list:
-            yield from (item for item in value if _walked(type(item)))
-        elif _walked(kind):
-            yield value
 
 
 def _argument(call: cst.Call, position: int, name: str) -> Optional[cst.BaseExpression]:
@@ -264,7 +233,7 @@ def _returns(body):
         if isinstance(node, (cst.Yield, cst.Await)):
             yield None
             return
-        stack.extend(_children(node))
+        stack.extend(code_children(node))
 
 
 def _self_assignments(cls: cst.ClassDef) -> Dict[str, List[tuple]]:

@@ -39,7 +39,8 @@ counted as ops.
 import libcst as cst
 
 from ..analysis.loops import bound_names
-from ..analysis.session_loops import NESTED, SessionLoops, blocks, children, statements, walk
+from ..analysis.session_loops import NESTED, SessionLoops, blocks, statements, walk
+from ..analysis.syntax import code_children
 from ..analysis.syntax import bindings_in, call_arg
 from ..rule import WARNING, Rule, per_mode
 
@@ -136,7 +137,7 @@ class GraphGrowsInSessionLoop(Rule):
             if type(node) is cst.Name:
                 yield node.value
             elif not (type(node) is cst.Call and self.loops.builds_ops(node, scope)):
-                stack.extend(child.value if type(child) is cst.Arg else child for child in children(node)
+                stack.extend(child.value if type(child) is cst.Arg else child for child in code_children(node)
                              if not (type(node) is cst.Attribute and child is node.attr))
 
     def _same_each_step(self, node, chain, scope) -> bool:
@@ -185,5 +186,5 @@ def _reads(tree: cst.CSTNode):
             stack.append((node.value, indexing))
             stack.extend((element, True) for element in node.slice)
         else:
-            stack.extend((child, indexing) for child in children(node))
+            stack.extend((child, indexing) for child in code_children(node))
     return found
