@@ -11,7 +11,7 @@ Used by TFE501 and TFE502.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -140,17 +140,7 @@ class TowerTracker:
 
     def _device_here(self) -> Optional[DeviceKey]:
         """The device of the innermost ``tf.device`` block around the current node (same function)."""
-        ancestors = self.context.ancestors
-        for depth in range(len(ancestors) - 2, -1, -1):
-            node = ancestors[depth]
-            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return None
-            if isinstance(node, cst.With) and ancestors[depth + 1] is node.body:
-                keys = [self.device_key(item.item, ancestors[:depth + 1]) for item in node.items]
-                key = next((k for k in keys if k is not None), None)
-                if key is not None:
-                    return key
-        return None
+        return next(self._enclosing_devices(), None)
 
     def see(self, key: DeviceKey) -> None:
         """Towers (or one device scope) in the current function."""
@@ -176,13 +166,18 @@ class TowerTracker:
 
     def inside_tower(self, towers: Towers) -> bool:
         """The current node runs under one of ``towers``' device scopes (same function)."""
+        return any(towers.is_tower(key) for key in self._enclosing_devices())
+
+    def _enclosing_devices(self) -> Iterator[DeviceKey]:
+        """The devices of the ``tf.device`` blocks around the current node, innermost first,
+        up to the enclosing function."""
         ancestors = self.context.ancestors
         for depth in range(len(ancestors) - 2, -1, -1):
             node = ancestors[depth]
             if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return False
+                return
             if isinstance(node, cst.With) and ancestors[depth + 1] is node.body:
-                outer = ancestors[:depth + 1]
-                if any(towers.is_tower(self.device_key(item.item, outer)) for item in node.items):
-                    return True
-        return False
+                for item in node.items:
+                    key = self.device_key(item.item, ancestors[:depth + 1])
+                    if key is not None:
+                        yield key
