@@ -349,3 +349,29 @@ class TF2Probe(Rule):
 def test_tf2_evidence(source, expected):
     settled = analyse(cst.parse_module(source), "<probe>", [TF2Probe])
     assert [report.node.args[0].value.value for report, _ in settled] == expected
+
+
+class TracedProbe(Rule):
+    """Reports ``probe(...)`` calls whose innermost function ``tf.function`` itself wraps."""
+
+    CODE = "TFE998"
+
+    def visit_Call(self, node):
+        if isinstance(node.func, cst.Name) and node.func.value == "probe":
+            self.report(node, severity="error", when=self.context.in_tf_function_thunk(node))
+
+
+@pytest.mark.parametrize("source, expected", [
+    (TF + "@tf.function\ndef f(x):\n    probe(1)\n    def inner():\n        probe(2)\nprobe(3)\n", ["1"]),
+    (TF + "@tf.function(jit_compile=True)\ndef f(x):\n    probe(1)\n", ["1"]),
+    (TF + "def g(x):\n    probe(1)\nh = tf.function(g)\ndef k():\n    probe(2)\n", ["1"]),
+    (TF + "step = tf.function(lambda x: probe(1))\nother = lambda x: probe(2)\n", ["1"]),
+    (TF + "from tf_agents.utils import common\n@common.function\ndef f():\n    probe(1)\n", ["1"]),
+    # traced by Keras or tf.data, not by tf.function itself
+    (TF + "class M(tf.keras.Model):\n    def call(self, x):\n        probe(1)\n", []),
+    (TF + "ds = tf.data.Dataset.range(3).map(lambda x: probe(1))\n", []),
+    (TF + "f = tf.py_function(lambda x: probe(1), [1], tf.int32)\n", []),
+])
+def test_in_tf_function(source, expected):
+    settled = analyse(cst.parse_module(source), "<probe>", [TracedProbe])
+    assert [report.node.args[0].value.value for report, _ in settled] == expected

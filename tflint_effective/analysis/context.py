@@ -136,6 +136,12 @@ class Context:
         a Keras subclass, a TF2-only API), settled after the traversal like ``mode_thunk``."""
         return self.semantics.tf2_thunk(node)
 
+    def in_tf_function_thunk(self, node: cst.CSTNode) -> Callable[[], bool]:
+        """Whether the innermost function around ``node`` is wrapped by ``tf.function`` itself
+        (decorator, ``tf.function(f)``, a configured wrapper), not by Keras or ``tf.data``;
+        settled after the traversal like ``mode_thunk``."""
+        return self.semantics.in_tf_function_thunk(node)
+
     def tf1_api_thunk(self) -> Callable[[], bool]:
         """Whether the module is written for TF 1.x (root ``tf.Session``, ``tf.placeholder``, ...),
         settled after the traversal."""

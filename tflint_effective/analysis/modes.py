@@ -63,6 +63,8 @@ class Modes:
         self.mode_stack = []  # functions, lambdas, graph ``with`` blocks, eager-only blocks
         self.function_mode: Dict[cst.CSTNode, str] = {}
         self.traced_names: Dict[Tuple[int, str], str] = {}
+        # functions (and their names) wrapped by ``tf.function`` or a wrapper of it, not by Keras or tf.data
+        self.explicit: Set[object] = set()
         self.keras_classes: Set[cst.ClassDef] = set()
         self.keras_class_names: Set[Tuple[int, str]] = set()
         self.signals: Dict[cst.CSTNode, Set[str]] = {}  # function, class or module -> signals
@@ -85,6 +87,18 @@ class Modes:
         """Whether ``node`` runs in a scope with positive TF2 evidence, settled after the traversal."""
         enclosing = self._modes.setdefault(node, tuple(self.mode_stack))
         return lambda: self._tf2(enclosing)
+
+    def in_tf_function_thunk(self, node: cst.CSTNode) -> Callable[[], bool]:
+        """Whether the innermost function around ``node`` is wrapped by ``tf.function`` itself
+        (or a wrapper of it), not traced by Keras or ``tf.data``; settled after the traversal."""
+        enclosing = self._modes.setdefault(node, tuple(self.mode_stack))
+        function = next((n for n in reversed(enclosing) if isinstance(n, (cst.FunctionDef, cst.Lambda))), None)
+        return lambda: function is not None and self._explicit(function)
+
+    def _explicit(self, function: cst.CSTNode) -> bool:
+        if function in self.explicit:
+            return True
+        return isinstance(function, cst.FunctionDef) and (id(self._def_owner(function)), function.name.value) in self.explicit
 
     def tf1_api_thunk(self) -> Callable[[], bool]:
         """Whether the module spells TF 1.x-only names at the root (``tf.Session``,
@@ -202,15 +216,18 @@ class Modes:
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
         self._note_name(name)
+        explicit = False
         if name is not None and name.path in TRACERS:
             mode = _autograph_mode(node) if name.path == "function" else TRACERS[name.path]
             if name.path == "function":
                 self._note(TF2)
+                explicit = True
         elif (isinstance(node.func, cst.Attribute) and node.func.attr.value in DATASET_TRACERS
               and self.is_dataset(node.func.value)):
             mode = "F"
         elif self.context.qualname(node.func) in self.wrappers:
             mode = self.wrappers[self.context.qualname(node.func)]
+            explicit = True
         else:
             return
         target = call_arg(node, 0, "") or next((a for a in node.args if a.keyword and a.keyword.value in TRACED_KEYWORDS), None)
@@ -218,9 +235,15 @@ class Modes:
             return
         if isinstance(target.value, cst.Lambda):
             self.function_mode[target.value] = mode
+            key = target.value
         elif isinstance(target.value, cst.Name):
             owner = self.context.owner(target.value.value)
-            self.traced_names[(id(owner), target.value.value)] = mode
+            key = (id(owner), target.value.value)
+            self.traced_names[key] = mode
+        else:
+            return
+        if explicit:
+            self.explicit.add(key)
 
     def visit_With(self, node: cst.With) -> None:
         if any(self._is_graph_context(item.item) for item in node.items):
@@ -278,6 +301,7 @@ class Modes:
             mode = self._function_decorator_mode(decorator.decorator)
             if mode:
                 self.function_mode[node] = mode
+                self.explicit.add(node)
                 self.signals.setdefault(self.context.module, set()).add(TF2)
         scope = self.context.scope
         if (node not in self.function_mode and node.name.value in KERAS_TRACED_METHODS
