@@ -46,6 +46,7 @@ class Unit:
     era: str         # tf1 / tf2 / mixed (judged by reading the code)
     python2: str     # yes / no / some (files that only parse as Python 2)
     archive: str = "wheel"   # PyPI: "wheel" or "sdist" (the distribution that was pinned)
+    notebooks: bool = False  # GitHub: also each .ipynb, as ``<path>.ipynb.py`` holding what the linter sees
 
 
 UNITS = [
@@ -103,6 +104,30 @@ UNITS = [
          "299fd6689f242d0f647a96b8844e86325e9fcb46", "tf2", "no"),
     Unit("dragen1860+TensorFlow-2.x-Tutorials", "github", "dragen1860/TensorFlow-2.x-Tutorials",
          "9861a308283d17693d497fdfaab20b92c0b26d08", "tf2", "no"),
+    # --- added in round 3 (issue 18: TF2 and Keras user code, notebooks included); parts by the hash ---
+    Unit("tensorflow+docs", "github", "tensorflow/docs", "7c3650212740204359d4ceae481abc79345541be", "tf2", "no",
+         notebooks=True),
+    Unit("tensorflow+privacy", "github", "tensorflow/privacy", "03035d5d4a271ac795dab80f5bc1cef82fc3d462", "mixed",
+         "no", notebooks=True),
+    Unit("ageron+handson-ml3", "github", "ageron/handson-ml3", "e3f3f9e66d58cfa1d068a498433063a1d3fba9ef", "tf2", "no",
+         notebooks=True),
+    Unit("keras-team+keras-tuner", "github", "keras-team/keras-tuner", "417e5b5e8df924d428a3c64007f3ed47bd4c7026",
+         "tf2", "no"),
+    Unit("tensorflow+gan", "github", "tensorflow/gan", "bc369b7ec040f2c4f04e4daf29f60252118e72c7", "mixed", "no",
+         notebooks=True),
+    Unit("sayakpaul+TF-2.0-Hacks", "github", "sayakpaul/TF-2.0-Hacks", "3ec76db4a1a0a666f037863e8e2539dce15b1162",
+         "tf2", "no", notebooks=True),
+    Unit("tensorflow+hub", "github", "tensorflow/hub", "26c94f67716f457efaa70c63b4d1b561a08be9f1", "tf2", "no"),
+    Unit("tensorflow+model-remediation", "github", "tensorflow/model-remediation",
+         "98e1f9b47d6da43391a2fd2efa33e5e30e0231c9", "tf2", "no", notebooks=True),
+    Unit("fchollet+deep-learning-with-python-notebooks", "github", "fchollet/deep-learning-with-python-notebooks",
+         "dea84a4e12cc3bb3cb61ce952a0168bca113d315", "tf2", "no", notebooks=True),
+    Unit("ageron+handson-ml2", "github", "ageron/handson-ml2", "1e2115277b50f6c584cd668fa30e3af309a5b136", "tf2", "no",
+         notebooks=True),
+    Unit("tensorflow+similarity", "github", "tensorflow/similarity", "dc506d63d05d012d3496041c25c1c54981d39565",
+         "tf2", "no", notebooks=True),
+    Unit("google+uncertainty-baselines", "github", "google/uncertainty-baselines",
+         "163351d4c92340a80e572bc376ec837d8e96399d", "tf2", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 
@@ -213,7 +238,7 @@ def import_git(name: str, git_dir: Path, github_dir: Path) -> Path:
     for entry in filter(None, listing.split("\0")):
         info, path = entry.split("\t", 1)
         _, kind, object_id = info.split()
-        if kind == "blob" and path.endswith(".py"):
+        if kind == "blob" and (path.endswith(".py") or unit.notebooks and path.endswith(".ipynb")):
             blobs.append((object_id, path))
     batch = subprocess.run([*git, "cat-file", "--batch"], check=True, capture_output=True,
                            input="".join(f"{object_id}\n" for object_id, _ in blobs).encode()).stdout
@@ -221,12 +246,31 @@ def import_git(name: str, git_dir: Path, github_dir: Path) -> Path:
     position = 0
     for object_id, path in blobs:
         header_end = batch.index(b"\n", position)
-        size = int(batch[position:header_end].split()[2])
-        _write(target / path, batch[header_end + 1:header_end + 1 + size])
+        header = batch[position:header_end].split()
+        if header[-1] == b"missing":  # a snapshot may leave its largest files out
+            print(f"{name}: {path} is absent from {git_dir}; skipped", file=sys.stderr)
+            position = header_end + 1
+            continue
+        size = int(header[2])
+        data = batch[header_end + 1:header_end + 1 + size]
+        if path.endswith(".ipynb"):
+            path, data = path + ".py", _notebook_code(data)
+        if data is not None:
+            _write(target / path, data)
         position = header_end + 1 + size + 1
     (target / ".commit").write_text(unit.commit + "\n")
     (target / ".complete").touch()
     return target
+
+
+def _notebook_code(data: bytes) -> bytes | None:
+    """The module the linter sees for a notebook (its code cells, magics masked), or None."""
+    from tflint_effective.frontends.documents import Notebook, NotebookError
+
+    try:
+        return Notebook(data.decode("utf-8")).source.encode("utf-8")
+    except (NotebookError, UnicodeDecodeError):
+        return None
 
 
 def python_files(root: Path = DEFAULT_ROOT, github_dir: Path | None = None, split: str | None = None,
