@@ -7,8 +7,9 @@
 
 A review item is one rule's findings on one line of one file, at the default minimum severity
 (warning: what users see).  Per rule the items are ordered by the SHA-256 of
-``16:<unit>/<path>:<line>:<code>`` and the first 25 are sampled (50 when there are 100 or
-more).  A verdict is ``true`` (a real defect or risk the maintainer would accept a change
+``<seed>:<unit>/<path>:<line>:<code>`` and the first 25 are sampled (50 when there are 100 or
+more).  The seed is 16 for round 2's measurement and 18 (the default) for round 3's fresh
+sample; verdicts are kept per item, so an item sampled in both rounds keeps its verdict.  A verdict is ``true`` (a real defect or risk the maintainer would accept a change
 for), ``false`` or ``debatable``; debatable verdicts above 20% of a sample count as false.
 A rule with fewer than 20 items is reported as unmeasured.
 """
@@ -32,7 +33,8 @@ from tflint_effective.levels import SEVERITY_RANK, WARNING  # noqa: E402
 
 VERDICTS = ROOT / "quality" / "heldout_verdicts.csv"
 LABELS = ROOT / "quality" / "recall" / "labels.csv"
-SEED = 16
+SEEDS = {"round2": 16, "round3": 18}
+SEED = SEEDS["round3"]
 
 
 def _unit_dir(root: Path, name: str) -> Path:
@@ -65,13 +67,13 @@ def _items(root: Path, split: str):
     return items
 
 
-def _sample(items):
+def _sample(items, seed=None):
     by_code = defaultdict(list)
     for key in items:
         by_code[key[3]].append(key)
     sampled = {}
     for code, keys in by_code.items():
-        keys.sort(key=lambda k: hashlib.sha256(f"{SEED}:{k[0]}/{k[1]}:{k[2]}:{k[3]}".encode()).hexdigest())
+        keys.sort(key=lambda k: hashlib.sha256(f"{seed or SEED}:{k[0]}/{k[1]}:{k[2]}:{k[3]}".encode()).hexdigest())
         sampled[code] = keys[:50 if len(keys) >= 100 else 25]
     return by_code, sampled
 
@@ -83,9 +85,9 @@ def _verdicts():
         return {(r["unit"], r["path"], int(r["line"]), r["code"]): r for r in csv.DictReader(handle)}
 
 
-def sample(root: Path) -> int:
+def sample(root: Path, seed: int) -> int:
     items = _items(root, "heldout")
-    _, sampled = _sample(items)
+    _, sampled = _sample(items, seed)
     verdicts = _verdicts()
     review = root / "review"
     review.mkdir(exist_ok=True)
@@ -105,8 +107,8 @@ def sample(root: Path) -> int:
     return 1 if missing else 0
 
 
-def report(root: Path) -> int:
-    by_code, sampled = _sample(_items(root, "heldout"))
+def report(root: Path, seed: int) -> int:
+    by_code, sampled = _sample(_items(root, "heldout"), seed)
     verdicts = _verdicts()
     print("| rule | findings | sampled | true | false | debatable | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -124,7 +126,7 @@ def report(root: Path) -> int:
     return 0
 
 
-def recall(root: Path) -> int:
+def recall(root: Path, seed: int = 0) -> int:
     with LABELS.open() as handle:
         labels = [r for r in csv.DictReader(handle) if not r["note"].startswith("debatable:")]
     files = {(r["unit"], r["path"]) for r in csv.DictReader((ROOT / "quality" / "recall" / "files.csv").open())}
@@ -154,11 +156,12 @@ def main(argv=None) -> int:
     parser.add_argument("--root", type=Path, default=realcode.DEFAULT_ROOT)
     parser.add_argument("command", choices=["lint", "sample", "report", "recall"])
     parser.add_argument("--split", default="heldout", choices=["heldout", "dev"])
+    parser.add_argument("--seed", type=int, default=SEED, help=f"sampling seed (default {SEED}; rounds: {SEEDS})")
     args = parser.parse_args(argv)
     if args.command == "lint":
         lint(args.root, args.split)
         return 0
-    return {"sample": sample, "report": report, "recall": recall}[args.command](args.root)
+    return {"sample": sample, "report": report, "recall": recall}[args.command](args.root, args.seed)
 
 
 if __name__ == "__main__":
