@@ -74,11 +74,11 @@ class VariableCreatedInFunction(Rule):
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.exited.pop()
 
-    def visit_Return(self, node: cst.Return) -> None:
+    def leave_Return(self, node: cst.Return) -> None:
         if self.exited:
             self.exited[-1] = True
 
-    def visit_Raise(self, node: cst.Raise) -> None:
+    def leave_Raise(self, node: cst.Raise) -> None:
         if self.exited:
             self.exited[-1] = True
 
