@@ -52,6 +52,7 @@ def test_messages_name_the_exceptions():
     # traced by Keras or tf.data, not by tf.function itself
     TF + "class M(tf.keras.Model):\n    def call(self, x):\n        return tf.square(x).numpy()\n",
     TF + "ds = tf.data.Dataset.range(3).map(lambda x: tf.square(x).numpy())\n",
+    TF + "tf.config.run_functions_eagerly(True)\n@tf.function\ndef f(x):\n    return tf.square(x).numpy()\n",
     # closed-over eager tensors are trace-time constants; attributes and aliases may be too
     TF + "c = tf.constant(1.0)\n@tf.function\ndef f(x):\n    return x + c.numpy()\n",
     TF + "def make(offset):\n    @tf.function\n    def f(x):\n        return x + offset.numpy()\n    return f\n"
@@ -90,3 +91,17 @@ def test_fixture_findings():
     source = (FOLDER / "bad.py").read_text()
     assert lint(source) == [(13, 20, "TFE704"), (19, 24, "TFE704")]
     assert "offset.numpy()" in dedent(source)
+
+
+def test_run_functions_eagerly_makes_the_body_eager(tf):
+    @tf.function
+    def f(x):
+        return tf.square(x).numpy()
+
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert f(tf.constant(3.0)) == 9.0
+    finally:
+        tf.config.run_functions_eagerly(False)
+    with pytest.raises(AttributeError, match="SymbolicTensor"):
+        f(tf.constant(3.0))

@@ -76,6 +76,10 @@ def test_message_names_the_error():
          "    return x\n",
     TF + "@tf.function\ndef f(x, other):\n    dense = tf.keras.layers.Dense(3)\n    if other:\n"
          "        dense = other\n    return dense(x)\n",
+    # tf.function bodies run eagerly (any call of it: the module may switch it on)
+    TF + "tf.config.run_functions_eagerly(True)\n@tf.function\ndef f(x):\n    return tf.Variable(x)\n",
+    TF + "@tf.function\ndef f(x):\n    return tf.Variable(x)\ndef debug():\n"
+         "    tf.config.experimental_run_functions_eagerly(True)\n",
     # a local name that is not TensorFlow
     "import tensorflow as tf\n@tf.function\ndef f(x):\n    tf = fake\n    return tf.Variable(x)\n",
 ])
@@ -101,3 +105,17 @@ def test_fixture_findings():
     source = (FOLDER / "bad.py").read_text()
     assert lint(source) == [(12, 14, "TFE701"), (18, 12, "TFE701")]
     assert "with tf.init_scope():" in dedent(source)
+
+
+def test_run_functions_eagerly_makes_the_body_eager(tf):
+    @tf.function
+    def f(x):
+        return tf.Variable(2.0) * x
+
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert f(tf.constant(3.0)) == f(tf.constant(3.0)) == 6.0
+    finally:
+        tf.config.run_functions_eagerly(False)
+    with pytest.raises(ValueError, match="singleton tf.Variables"):
+        f(tf.constant(3.0))

@@ -22,11 +22,14 @@ or a local name every assignment of which is such a result, or a parameter
 the analysis knows to be a tensor.  Closed-over eager tensors (trace-time
 constants: legal), attributes (``self.w.numpy()``: legal on an eager
 constant), names aliasing another name, code under ``with tf.init_scope():``
-or ``if tf.executing_eagerly():`` (eager there) are not reported.
+or ``if tf.executing_eagerly():`` (eager there) are not reported, nor is
+anything in a module that calls ``tf.config.run_functions_eagerly`` (the
+bodies then run eagerly: ``.numpy()`` works).
 """
 import libcst as cst
 
 from ..analysis.names import COMPREHENSIONS, Assigned
+from ..analysis.tf_api import RUN_FUNCTIONS_EAGERLY
 from ..rule import ERROR, Rule
 
 # NumPy functions measured to raise on a symbolic tensor (np.shape does not: it returns a tensor)
@@ -58,7 +61,13 @@ class NumpyInFunction(Rule):
             return tf.sqrt(total)
     """
 
+    def setup(self) -> None:
+        self.eager = []  # filled when the module calls tf.config.run_functions_eagerly
+
     def visit_Call(self, node: cst.Call) -> None:
+        name = self.context.tf_call(node)
+        if name is not None and name.path in RUN_FUNCTIONS_EAGERLY:
+            self.eager.append(True)
         func = node.func
         if (type(func) is cst.Attribute and func.attr.value == "numpy" and not node.args
                 and self._computed_here(func.value)):
@@ -68,7 +77,8 @@ class NumpyInFunction(Rule):
             code, error = self.context.module.code_for_node(func) + "(...)", "`NotImplementedError`"
         else:
             return
-        self.report(node, MESSAGE.format(code=code, error=error), when=self.context.in_tf_function_thunk(node))
+        traced, eager = self.context.in_tf_function_thunk(node), self.eager
+        self.report(node, MESSAGE.format(code=code, error=error), when=lambda: traced() and not eager)
 
     def _computed_here(self, expr: cst.BaseExpression) -> bool:
         """Certainly a tensor, and one the innermost function computes (an op's result, a local

@@ -28,11 +28,14 @@ tf.init_scope():``, although on TF 2.21 an unconditional one raises the same
 error.  A layer is reported only when it is constructed and called in the
 body unconditionally (``Dense(3)(x)``, or bound once to a name called
 later); layers without weights (``Flatten``) or whose weights depend on
-arguments (``LayerNormalization``) are not.
+arguments (``LayerNormalization``) are not.  Nothing is reported in a module
+that calls ``tf.config.run_functions_eagerly``: the bodies then run eagerly,
+where a variable per call is legal.
 """
 import libcst as cst
 
 from ..analysis.names import COMPREHENSIONS
+from ..analysis.tf_api import RUN_FUNCTIONS_EAGERLY
 from ..rule import ERROR, Rule
 
 LAYERS = {"Dense", "Conv1D", "Conv2D", "Embedding", "BatchNormalization", "LSTM", "GRU"}
@@ -67,6 +70,7 @@ class VariableCreatedInFunction(Rule):
     def setup(self) -> None:
         self.exited = []  # per enclosing function: whether a return or raise came before
         self.layers = {}  # (id(function), name) -> the layer constructor bound once to it
+        self.eager = []  # filled when the module calls tf.config.run_functions_eagerly
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.exited.append(False)
@@ -83,10 +87,12 @@ class VariableCreatedInFunction(Rule):
             self.exited[-1] = True
 
     def visit_Call(self, node: cst.Call) -> None:
+        name = self.context.tf_call(node)
+        if name is not None and name.path in RUN_FUNCTIONS_EAGERLY:
+            self.eager.append(True)
         function = self._unconditional_function()
         if function is None:
             return
-        name = self.context.tf_call(node)
         if name is not None and name.path == "Variable":
             self._report(node, node.func)
         elif self._is_layer(node.func):  # Dense(3)(x)
@@ -103,7 +109,8 @@ class VariableCreatedInFunction(Rule):
 
     def _report(self, node: cst.Call, func: cst.BaseExpression) -> None:
         code = self.context.module.code_for_node(func) + "(...)"
-        self.report(node, MESSAGE.format(code=code), when=self.context.in_tf_function_thunk(node))
+        traced, eager = self.context.in_tf_function_thunk(node), self.eager
+        self.report(node, MESSAGE.format(code=code), when=lambda: traced() and not eager)
 
     def _is_layer(self, expr: cst.BaseExpression) -> bool:
         if type(expr) is not cst.Call:
