@@ -47,6 +47,7 @@ def test_messages_name_the_exceptions():
          "    return tf.numpy_function(g, [x], tf.float32)\n",
     TF + "def f(x):\n    y = tf.reduce_sum(x, axis=0)\n    return y.numpy(), np.array(y)\n",
     TF + "@tf.function\ndef f(x):\n    with tf.init_scope():\n        c = tf.constant(1.0).numpy()\n    return x + c\n",
+    TF + "@tf.function\ndef f(x):\n    with tf.init_scope():\n        c = tf.constant(1.0)\n    return x + c.numpy()\n",
     TF + "@tf.function\ndef f(x):\n    y = tf.abs(x)\n    if tf.executing_eagerly():\n        print(y.numpy())\n"
          "    return y\n",
     # traced by Keras or tf.data, not by tf.function itself

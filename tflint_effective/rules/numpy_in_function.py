@@ -21,7 +21,8 @@ tensor the function certainly computes: an op's result (``(x * 2).numpy()``),
 or a local name every assignment of which is such a result, or a parameter
 the analysis knows to be a tensor.  Closed-over eager tensors (trace-time
 constants: legal), attributes (``self.w.numpy()``: legal on an eager
-constant), names aliasing another name, code under ``with tf.init_scope():``
+constant), names aliasing another name, names of a function with a ``with
+tf.init_scope():`` block (it may bind them to eager tensors), code under it
 or ``if tf.executing_eagerly():`` (eager there) are not reported, nor is
 anything in a module that calls ``tf.config.run_functions_eagerly`` (the
 bodies then run eagerly: ``.numpy()`` works).
@@ -63,6 +64,11 @@ class NumpyInFunction(Rule):
 
     def setup(self) -> None:
         self.eager = []  # filled when the module calls tf.config.run_functions_eagerly
+        self.init_scoped = set()  # functions with a ``with tf.init_scope():`` (their names may hold eager tensors)
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(_leaf(self.context.tf_call(item.item)) == "init_scope" for item in node.items):
+            self.init_scoped.add(self.context.scope.node)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
@@ -93,7 +99,7 @@ class NumpyInFunction(Rule):
         if type(expr) is not cst.Name or not context.is_local(expr.value):
             return False
         function = context.scope.node
-        if not isinstance(function, FUNCTIONS):
+        if not isinstance(function, FUNCTIONS) or function in self.init_scoped:
             return False
         bindings = context.bindings(expr.value) or []
         others = [b for b in bindings if not isinstance(b, Assigned)]
