@@ -38,7 +38,9 @@ from ..analysis.names import COMPREHENSIONS
 from ..analysis.tf_api import RUN_FUNCTIONS_EAGERLY
 from ..rule import ERROR, Rule
 
-LAYERS = {"Dense", "Conv1D", "Conv2D", "Embedding", "BatchNormalization", "LSTM", "GRU"}
+# Keras layers measured to create weights when first called (inside a tf.function: ValueError)
+KERAS_LAYERS = {"keras.layers." + n for n in ("Dense", "Conv1D", "Conv2D", "Embedding", "BatchNormalization",
+                                               "LSTM", "GRU")}
 BRANCHES = (cst.If, cst.IfExp, cst.Try, cst.TryStar, cst.For, cst.While, cst.BooleanOperation, cst.Match,
             *COMPREHENSIONS)
 FUNCTIONS = (cst.FunctionDef, cst.Lambda)
@@ -115,9 +117,9 @@ class VariableCreatedInFunction(Rule):
     def _is_layer(self, expr: cst.BaseExpression) -> bool:
         if type(expr) is not cst.Call:
             return False
-        name = self.context.tf_name(expr.func)
-        qualname = "keras." + name.path[len("keras."):] if name is not None else self.context.qualname(expr.func)
-        return qualname in {"keras.layers." + layer for layer in LAYERS}
+        name = self.context.tf_name(expr.func)  # tf.keras.layers.Dense, or Keras 3's keras.layers.Dense
+        qualname = name.path if name is not None else self.context.qualname(expr.func)
+        return qualname in KERAS_LAYERS
 
     def _unconditional_function(self):
         """The innermost function when the node runs on every call of it (else None)."""
