@@ -235,3 +235,6 @@ BATCH_NORM_TRAINING = {"layers.batch_normalization": (14, "training", False),
                        "batch_norm": (9, "is_training", True)}
 # Train-op builders that run the UPDATE_OPS themselves (contrib/slim, runtime_checks).
 RUNS_UPDATE_OPS = {"create_train_op", "optimize_loss", "train_op_with_updates", "with_update_ops"}
+# Calls that make every tf.function body run eagerly (measured on TF 2.21: ``.numpy()`` and a
+# ``tf.Variable`` per call then work inside ``@tf.function``).
+RUN_FUNCTIONS_EAGERLY = {"config.run_functions_eagerly", "config.experimental_run_functions_eagerly"}

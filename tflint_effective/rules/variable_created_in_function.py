@@ -1,0 +1,143 @@
+"""A `tf.Variable` created on every call of a `tf.function`.
+
+Why: a ``tf.function`` may create variables only once.  When a trace creates
+one, TensorFlow traces the Python function a second time to check that no
+further variable is created, and a body that builds ``tf.Variable(...)``
+unconditionally creates another: the *first* call already raises
+``ValueError: tf.function only supports singleton tf.Variables created on the
+first call`` (measured on TF 2.21, for ``tf.Variable``,
+``tf.compat.v1.Variable``, ``self.v = tf.Variable(...)`` in a decorated
+method, a ``tf.function(lambda: ...)``, and also with eager execution
+disabled).  The same happens to a Keras layer with weights (``Dense``,
+``Conv1D``/``Conv2D``, ``Embedding``, ``BatchNormalization``, ``LSTM``,
+``GRU``) constructed and called in the body: its call builds new weights on
+each trace.  Create the variable (or layer) once, outside the function, in
+``__init__`` / ``build``, or behind ``if self.v is None:``.
+
+Fix safety: none offered; where the variable should live (an attribute, a
+module-level name) is a design decision.
+
+Known problems: only variables and layers created in the body of the
+function ``tf.function`` itself wraps are seen, not those of helpers it
+calls, of Keras ``call`` / ``train_step`` (Keras builds layers before it
+traces them), or of nested functions.  Creation under an ``if``, a ``try``,
+a loop, a conditional expression, ``and`` / ``or``, a ``with`` other than a
+TensorFlow scope, or after an earlier ``return`` / ``raise`` is not reported
+(a create-once pattern may be behind it); nor is creation under ``with
+tf.init_scope():``, although on TF 2.21 an unconditional one raises the same
+error.  A layer is reported only when it is constructed and called in the
+body unconditionally (``Dense(3)(x)``, or bound once to a name called
+later); layers without weights (``Flatten``) or whose weights depend on
+arguments (``LayerNormalization``) are not.  Nothing is reported in a module
+that calls ``tf.config.run_functions_eagerly``: the bodies then run eagerly,
+where a variable per call is legal.
+"""
+import libcst as cst
+
+from ..analysis.names import COMPREHENSIONS
+from ..analysis.tf_api import RUN_FUNCTIONS_EAGERLY
+from ..rule import ERROR, Rule
+
+# Keras layers measured to create weights when first called (inside a tf.function: ValueError)
+KERAS_LAYERS = {"keras.layers." + n for n in ("Dense", "Conv1D", "Conv2D", "Embedding", "BatchNormalization",
+                                               "LSTM", "GRU")}
+BRANCHES = (cst.If, cst.IfExp, cst.Try, cst.TryStar, cst.For, cst.While, cst.BooleanOperation, cst.Match,
+            *COMPREHENSIONS)
+FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+MESSAGE = ("`{code}` creates a new variable on every trace of this tf.function: the first call raises "
+           "`ValueError: tf.function only supports singleton tf.Variables created on the first call`; "
+           "create it once (outside, in `__init__` / `build`, or behind `if self.v is None:`)")
+
+
+class VariableCreatedInFunction(Rule):
+    """`tf.Variable` (or a Keras layer with weights) created unconditionally in a `tf.function` body."""
+
+    CODE = "TFE701"
+    MESSAGE = "variable created on every call of a tf.function: the first call raises ValueError; create it once"
+    SEVERITY = ERROR
+    BAD = """
+        @tf.function
+        def step(x):
+            v = tf.Variable(1.0)
+            return v * x
+    """
+    GOOD = """
+        v = tf.Variable(1.0)
+
+        @tf.function
+        def step(x):
+            return v * x
+    """
+
+    def setup(self) -> None:
+        self.exited = []  # per enclosing function: whether a return or raise came before
+        self.layers = {}  # (id(function), name) -> the layer constructor bound once to it
+        self.eager = []  # filled when the module calls tf.config.run_functions_eagerly
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.exited.append(False)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.exited.pop()
+
+    def leave_Return(self, node: cst.Return) -> None:
+        if self.exited:
+            self.exited[-1] = True
+
+    def leave_Raise(self, node: cst.Raise) -> None:
+        if self.exited:
+            self.exited[-1] = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.context.tf_call(node)
+        if name is not None and name.path in RUN_FUNCTIONS_EAGERLY:
+            self.eager.append(True)
+        function = self._unconditional_function()
+        if function is None:
+            return
+        if name is not None and name.path == "Variable":
+            self._report(node, node.func)
+        elif self._is_layer(node.func):  # Dense(3)(x)
+            self._report(node, node.func.func)
+        elif self._is_layer(node) and type(self.context.parent) is cst.Assign:
+            targets = self.context.parent.targets
+            if len(targets) == 1 and type(targets[0].target) is cst.Name:
+                target = targets[0].target
+                bindings = self.context.bindings(target.value)
+                if self.context.is_local(target.value) and bindings and len(bindings) == 1:
+                    self.layers[(id(function), target.value)] = node
+        elif type(node.func) is cst.Name and (id(function), node.func.value) in self.layers:
+            self._report(node, self.layers[(id(function), node.func.value)].func)
+
+    def _report(self, node: cst.Call, func: cst.BaseExpression) -> None:
+        code = self.context.module.code_for_node(func) + "(...)"
+        traced, eager = self.context.in_tf_function_thunk(node), self.eager
+        self.report(node, MESSAGE.format(code=code), when=lambda: traced() and not eager)
+
+    def _is_layer(self, expr: cst.BaseExpression) -> bool:
+        if type(expr) is not cst.Call:
+            return False
+        name = self.context.tf_name(expr.func)  # tf.keras.layers.Dense, or Keras 3's keras.layers.Dense
+        qualname = name.path if name is not None else self.context.qualname(expr.func)
+        return qualname in KERAS_LAYERS
+
+    def _unconditional_function(self):
+        """The innermost function when the node runs on every call of it (else None)."""
+        ancestors = self.context.ancestors
+        for depth in range(len(ancestors) - 2, -1, -1):
+            node = ancestors[depth]
+            if isinstance(node, FUNCTIONS):
+                if isinstance(node, cst.FunctionDef) and (not self.exited or self.exited[-1]):
+                    return None
+                return node
+            if isinstance(node, BRANCHES) or isinstance(node, cst.ClassDef):
+                return None
+            if isinstance(node, cst.With) and not all(self._tf_scope(item.item) for item in node.items):
+                return None
+        return None
+
+    def _tf_scope(self, expr: cst.BaseExpression) -> bool:
+        """A TensorFlow context manager that lets the body run (``tf.name_scope``, ``tf.device``),
+        not ``tf.init_scope()``."""
+        name = self.context.tf_call(expr)
+        return name is not None and name.leaf != "init_scope"
