@@ -38,7 +38,7 @@ from typing import List, Optional
 
 import libcst as cst
 
-from ..analysis.syntax import call_arg, has_star_args
+from ..analysis.syntax import call_arg, has_star_args, is_none
 from ..rule import WARNING, Rule
 
 LINEAR, SOFTMAX, SIGMOID = "linear", "softmax", "sigmoid"
@@ -131,8 +131,8 @@ class FromLogitsMismatch(Rule):
         self.names.add(target.value)
 
     def _activation(self, expr) -> Optional[str]:
-        expr = self._follow(expr, 1)
-        if expr is None or isinstance(expr, cst.Name) and expr.value == "None":
+        expr = expr if is_none(expr) else self._follow(expr, 1)
+        if expr is None or is_none(expr):
             return LINEAR if expr is not None else None
         if isinstance(expr, cst.SimpleString):
             return ACTIVATIONS.get(expr.evaluated_value)
