@@ -28,6 +28,8 @@ def lint(source):
     ("L.Dense(1)", "tf.keras.losses.BinaryCrossentropy()"),
     ("L.Dense(4)", "tf.keras.losses.categorical_crossentropy"),
     ("L.Dense(4)", "tf.keras.losses.sparse_categorical_crossentropy"),
+    ("L.Conv2D(1, 1)", "'binary_crossentropy'"),
+    ("L.Conv1D(4, 3, 1, 'same', None, 1, 1, None)", "'categorical_crossentropy'"),
     # a softmax / sigmoid last layer into a loss told it gets logits
     ("L.Dense(4, activation='softmax')", "tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)"),
     ("L.Dense(4, activation=tf.nn.softmax)", "tf.keras.losses.CategoricalCrossentropy(True)"),
@@ -39,6 +41,7 @@ def lint(source):
     ("L.Activation('softmax')", "tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)"),
     ("L.Activation(activation=tf.nn.softmax)", "tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)"),
     ("L.Softmax()", "tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)"),
+    ("L.Conv3D(1, 1, activation='sigmoid')", "tf.keras.losses.BinaryCrossentropy(from_logits=True)"),
 ])
 def test_sequential_list_positional_and_keyword_loss(last, loss):
     positional = SEQ.format(last=last) + f"model.compile('adam', {loss})\n"
@@ -193,6 +196,8 @@ def test_in_a_function_and_in_every_mode():
     # the last layer is not known: a custom layer, a pass-through, a starred list, no layer
     SEQ.format(last="MyHead(4)") + "model.compile('adam', 'categorical_crossentropy')\n",
     SEQ.format(last="L.Dropout(0.5)") + "model.compile('adam', 'categorical_crossentropy')\n",
+    SEQ.format(last="L.Conv2D(4, 3, 1, 'same', None, 1, 1, 'softmax')") + "model.compile('adam', 'categorical_crossentropy')\n",
+    SEQ.format(last="L.Conv2DTranspose(1, 3)") + "model.compile('adam', 'binary_crossentropy')\n",
     SEQ.format(last="*heads") + "model.compile('adam', 'categorical_crossentropy')\n",
     TF + "model = tf.keras.Sequential(make_layers())\nmodel.compile('adam', 'categorical_crossentropy')\n",
     TF + "model = tf.keras.Sequential()\nmodel.compile('adam', 'categorical_crossentropy')\n",

@@ -3,8 +3,8 @@
 Why: Keras' cross-entropy losses (``"categorical_crossentropy"``,
 ``"sparse_categorical_crossentropy"``, ``"binary_crossentropy"``, their classes
 and functions) take probabilities unless ``from_logits=True``.  A model whose
-last layer has no activation (``Dense(n)``, ``activation=None`` or
-``"linear"``) outputs logits; a probability loss clips them into
+last layer has no activation (``Dense(n)``, ``Conv2D(n, k)``, ``activation=None``
+or ``"linear"``) outputs logits; a probability loss clips them into
 ``[1e-7, 1 - 1e-7]`` (the categorical one first divides them by their sum), so
 every logit outside that range gets no gradient (measured on TF 2.21 / Keras 3:
 a 4-class problem trained 10 epochs stays at loss ln 4 = 1.386 and 44%
@@ -44,11 +44,14 @@ from ..rule import WARNING, Rule
 LINEAR, SOFTMAX, SIGMOID = "linear", "softmax", "sigmoid"
 ACTIVATIONS = {"linear": LINEAR, "softmax": SOFTMAX, "sigmoid": SIGMOID}  # strings and keras.activations
 TF_ACTIVATIONS = {"nn.softmax": SOFTMAX, "sigmoid": SIGMOID, "nn.sigmoid": SIGMOID}  # canonical TF names
+# The position of ``activation`` in a layer's constructor (the same in Keras 3 and tf_keras).
+ACTIVATION_PARAMETER = {"layers.Dense": 1, "layers.Conv1D": 7, "layers.Conv2D": 7, "layers.Conv3D": 7}
 LOSSES = ("categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy")
 LOSS_CLASSES = ("CategoricalCrossentropy", "SparseCategoricalCrossentropy", "BinaryCrossentropy")
-SAFE_METHODS = {"compile", "add", "fit", "evaluate", "predict", "summary", "save", "save_weights", "load_weights",
-                "train_on_batch", "test_on_batch", "predict_on_batch", "count_params", "build", "input", "inputs",
-                "output", "outputs", "name", "metrics_names", "to_json", "get_config", "fit_generator"}
+# Uses of a model that leave its layers as they are (``add`` and ``compile`` calls are followed).
+SAFE_METHODS = {"fit", "evaluate", "predict", "summary", "save", "save_weights", "load_weights", "train_on_batch",
+                "test_on_batch", "predict_on_batch", "count_params", "build", "input", "inputs", "output", "outputs",
+                "name", "metrics_names", "to_json", "get_config", "fit_generator"}
 LOGITS = ("the model's last layer has no activation (it outputs logits) but `{loss}` expects probabilities: "
           "the loss clips the logits, their gradient vanishes and training stalls; pass `from_logits=True` to the "
           "loss, or end the model with a softmax/sigmoid activation")
@@ -82,8 +85,7 @@ class FromLogitsMismatch(Rule):
 
     def setup(self) -> None:
         self.models = {}  # (id(scope), name) -> _Model
-        self.names = set()  # a cheap filter for visit_Name
-        self.handled = set()  # ids of names used by an add/compile call handled in visit_Call
+        self.names = set()  # a cheap filter for visit_Name and visit_Call
         self.candidates = []  # (model, node, message)
 
     def _keras(self, expr) -> Optional[str]:
@@ -148,8 +150,8 @@ class FromLogitsMismatch(Rule):
         if type(expr) is not cst.Call or has_star_args(expr):
             return None
         path = self._keras(expr.func)
-        if path == "layers.Dense":
-            arg = call_arg(expr, 1, "activation")
+        if path in ACTIVATION_PARAMETER:
+            arg = call_arg(expr, ACTIVATION_PARAMETER[path], "activation")
             return LINEAR if arg is None else self._activation(arg.value)
         if path == "layers.Activation":
             arg = call_arg(expr, 0, "activation")
@@ -170,13 +172,13 @@ class FromLogitsMismatch(Rule):
         func = node.func
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in self.names):
             return
-        model = self.models.get((id(self.context.owner(func.value.value)), func.value.value))
-        method = func.attr.value
-        if model is None or method not in ("add", "compile") or self.context.owner(
-                func.value.value) is not self.context.scope:
+        owner = self.context.owner(func.value.value)
+        model = self.models.get((id(owner), func.value.value))
+        if model is None or func.attr.value not in ("add", "compile"):
             return
-        self.handled.add(id(func.value))
-        if method == "add":
+        if owner is not self.context.scope:  # compiled or changed in another function
+            model.poisoned = True
+        elif func.attr.value == "add":  # an add statement in the block that binds the model
             ancestors = self.context.ancestors
             layer = call_arg(node, 0, "layer")
             if (model.compiled or not model.sequential or layer is None or has_star_args(node)
@@ -184,11 +186,11 @@ class FromLogitsMismatch(Rule):
                 model.poisoned = True
             else:
                 model.outputs = [(None, self._layer(layer.value))]
-            return
-        model.compiled = True
-        loss = call_arg(node, 1, "loss")
-        if loss is not None and not has_star_args(node) and not model.poisoned:
-            self._compile(model, loss.value)
+        else:
+            model.compiled = True
+            loss = call_arg(node, 1, "loss")
+            if loss is not None and not has_star_args(node) and not model.poisoned:
+                self._compile(model, loss.value)
 
     def _compile(self, model: _Model, loss) -> None:
         value = self._follow(loss, 1)
@@ -207,17 +209,13 @@ class FromLogitsMismatch(Rule):
         for node, targets in pairs:
             report = node if value is loss else loss  # an element of a literal list or dict, or the argument
             from_logits = self._from_logits(node)
-            for _, act in targets:
-                message = None
-                if from_logits is False and act == LINEAR:
-                    message = LOGITS
-                elif from_logits is True and act in (SOFTMAX, SIGMOID):
-                    message = PROBABILITIES
-                if message is not None:
-                    self.context.mode_thunk(report)  # remember the mode here; reported at the end
-                    code = " ".join(self.context.module.code_for_node(report).split())
-                    self.candidates.append((model, report, message.format(loss=code, act=act)))
-                    break
+            wrong = [act for _, act in targets if act == LINEAR and from_logits is False
+                     or act in (SOFTMAX, SIGMOID) and from_logits is True]
+            if wrong:
+                self.context.mode_thunk(report)  # remember the mode here; reported at the end
+                code = " ".join(self.context.module.code_for_node(report).split())
+                message = LOGITS if wrong[0] == LINEAR else PROBABILITIES
+                self.candidates.append((model, report, message.format(loss=code, act=wrong[0])))
 
     def _from_logits(self, expr) -> Optional[bool]:
         """False for a probability loss, True for one that takes logits, None otherwise."""
@@ -236,16 +234,19 @@ class FromLogitsMismatch(Rule):
         return {"True": True, "False": False}.get(value.value) if isinstance(value, cst.Name) else None
 
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value not in self.names or id(node) in self.handled:
+        """Other uses of a model: a method that may change its layers, or any use before it is compiled."""
+        if node.value not in self.names:
             return
         model = self.models.get((id(self.context.owner(node.value)), node.value))
-        parent = self.context.parent
+        ancestors = self.context.ancestors
+        parent = ancestors[-2]
         if model is None or (isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.Arg)
                              and parent.keyword is node or isinstance(parent, cst.Attribute) and parent.attr is node):
             return
         if isinstance(parent, cst.Attribute):
-            model.poisoned = model.poisoned or parent.attr.value not in SAFE_METHODS or (
-                parent.attr.value in ("add", "compile"))
+            called = type(ancestors[-3]) is cst.Call and ancestors[-3].func is parent
+            if not (parent.attr.value in SAFE_METHODS or called and parent.attr.value in ("add", "compile")):
+                model.poisoned = True
         elif not model.compiled:
             model.poisoned = True
 
