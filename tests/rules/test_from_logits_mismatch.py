@@ -182,7 +182,8 @@ def test_in_a_function_and_in_every_mode():
     # consistent pairs, and losses that take no probabilities
     SEQ.format(last="L.Dense(4)") + "model.compile('adam', tf.keras.losses.SparseCategoricalCrossentropy(True))\n",
     SEQ.format(last="L.Dense(4, activation='softmax')") + "model.compile('adam', 'sparse_categorical_crossentropy')\n",
-    SEQ.format(last="L.Dense(1, activation='sigmoid')") + "model.compile('adam', tf.keras.losses.BinaryCrossentropy())\n",
+    SEQ.format(last="L.Dense(1, activation='sigmoid')")
+    + "model.compile('adam', tf.keras.losses.BinaryCrossentropy())\n",
     SEQ.format(last="L.Dense(1)") + "model.compile('adam', 'mse')\n",
     SEQ.format(last="L.Dense(1)") + "model.compile('adam', tf.keras.losses.Hinge())\n",
     SEQ.format(last="L.Dense(4)") + "model.compile('adam', loss=lambda y, p: tf.keras.losses.mse(y, p))\n",
@@ -196,7 +197,8 @@ def test_in_a_function_and_in_every_mode():
     # the last layer is not known: a custom layer, a pass-through, a starred list, no layer
     SEQ.format(last="MyHead(4)") + "model.compile('adam', 'categorical_crossentropy')\n",
     SEQ.format(last="L.Dropout(0.5)") + "model.compile('adam', 'categorical_crossentropy')\n",
-    SEQ.format(last="L.Conv2D(4, 3, 1, 'same', None, 1, 1, 'softmax')") + "model.compile('adam', 'categorical_crossentropy')\n",
+    SEQ.format(last="L.Conv2D(4, 3, 1, 'same', None, 1, 1, 'softmax')")
+    + "model.compile('adam', 'categorical_crossentropy')\n",
     SEQ.format(last="L.Conv2DTranspose(1, 3)") + "model.compile('adam', 'binary_crossentropy')\n",
     SEQ.format(last="*heads") + "model.compile('adam', 'categorical_crossentropy')\n",
     TF + "model = tf.keras.Sequential(make_layers())\nmodel.compile('adam', 'categorical_crossentropy')\n",
