@@ -23,17 +23,19 @@ moving a function out of a loop changes what it captures.
 
 Known problems: a counter is the target of ``for`` over ``range(...)`` (more
 than five values) or the index of ``enumerate(...)``, not rebound in the loop,
-or a name the loop body binds only to arithmetic on counters and numbers
-(``%`` gives few values and is not counted).  The callee is a name bound only
-to a ``def`` decorated by ``tf.function`` alone, or once to ``tf.function(g)``,
-without ``input_signature``; methods (``self.step(i)``) and wrappers are not
-seen.  A function created in a loop is reported only in loops over ``range``,
-``enumerate``, a dataset or ``while``, when the loop calls it; one created in
-another function only when that function has no decorator, defines it in its
-own body, calls it, and is itself called in such a loop of the same module.
+passed in the innermost loop, or a name that loop binds only to arithmetic on
+counters and numbers (``%`` gives few values: not counted).  The callee is a
+name bound only to a ``def`` decorated by ``tf.function`` alone, or once to
+``tf.function(g)``, without ``input_signature``; methods (``self.step(i)``)
+and wrappers are not seen.  A function created in a loop over ``range``,
+``enumerate``, a dataset or ``while`` is reported when that loop (not an inner
+one) calls it; one created by another function, when that function has no
+decorator, defines it in its own body, calls it outside a loop, and is itself
+called in such a loop of the same module.
 """
 import libcst as cst
 
+from ..analysis.loops import is_builtin
 from ..analysis.syntax import bindings_in, call_arg
 from ..rule import WARNING, Rule, per_mode
 
@@ -79,10 +81,9 @@ class FunctionRetraced(Rule):
         self.called = set()  # (id(innermost loop), name) and (id(function scope), name) of calls by name
         self.called_in_loop = set()  # (id(scope), name) of functions called in a step loop
 
-    # -- what is a tf.function ---------------------------------------------------------
     def _is_function(self, expr) -> bool:
         func = expr.func if type(expr) is cst.Call else expr
-        return (self.context.tf_name(func) or _NONE).path == "function"
+        return getattr(self.context.tf_name(func), "path", "") == "function"
 
     def _traces_per_value(self, expr) -> bool:
         """``tf.function`` or ``tf.function(...)`` without ``input_signature``."""
@@ -96,10 +97,9 @@ class FunctionRetraced(Rule):
         self.decorated[key] = len(decorators) == 1 and self._traces_per_value(decorators[0])
         self._created(decorators[0] if len(decorators) == 1 else node.name, node.name.value, node)
 
-    # -- calls --------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         parent = self.context.parent
-        if type(parent) is not cst.Decorator and self.context.tf_call(node) is not None and self._is_function(node):
+        if type(parent) is not cst.Decorator and self._is_function(node):
             if type(parent) is cst.Call and parent.func is node:
                 self._created(node, None, node)
             elif type(parent) is cst.Assign and len(parent.targets) == 1 and type(parent.targets[0].target) is cst.Name:
@@ -117,7 +117,8 @@ class FunctionRetraced(Rule):
         mode = self.context.mode_thunk(node)
         self.called_in_loop.add((id(owner), name))
         value = self.context.assigned_value(node.func)
-        callee = None if value is not None and self._traces_per_value(value) and value.args else (id(owner), name)
+        certain = type(value) is cst.Call and value.args and self._traces_per_value(value)
+        callee = None if certain else (id(owner), name)
         counters = self._counters(loops[0])
         for arg in node.args:
             if counters and not arg.star and self._per_iteration(arg.value, counters, loops[0], 3):
@@ -140,7 +141,6 @@ class FunctionRetraced(Rule):
         message = IN_CALLEE.format(outer=function.name.value)
         self.created.append(((id(scope.parent), function.name.value), name, report_node, message, mode, id(scope)))
 
-    # -- loops -----------------------------------------------------------------------------
     def _loops(self):
         """The loops whose body holds the node being visited, innermost first, in this function."""
         ancestors, found = self.context.ancestors, []
@@ -153,6 +153,7 @@ class FunctionRetraced(Rule):
         return found
 
     def _function_scope(self):
+        """The scope of the innermost function around here (the module's outside any)."""
         scope = self.context.scope
         while scope.parent is not None and not isinstance(scope.node, (cst.FunctionDef, cst.Lambda)):
             scope = scope.parent
@@ -165,13 +166,11 @@ class FunctionRetraced(Rule):
         return self._iterator(loop.iter) in ("range", "enumerate") or self.context.is_dataset(loop.iter)
 
     def _iterator(self, expr) -> str:
-        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or self.context.owner(expr.func.value):
-            return ""
-        kind = expr.func.value
-        if kind == "range" and all(type(a.value) is cst.Integer and not a.keyword for a in expr.args):
-            if len(range(*(int(a.value.value, 0) for a in expr.args))) <= 5:
-                return ""
-        return kind if kind in ("range", "enumerate") else ""
+        """``range`` (more than five values) or ``enumerate``, the builtins; else ''."""
+        func = expr.func if type(expr) is cst.Call else None
+        kind = next((k for k in ("range", "enumerate") if is_builtin(self.context, func, k)), "")
+        literal = kind == "range" and all(type(a.value) is cst.Integer and not a.keyword for a in expr.args)
+        return "" if literal and len(range(*(int(a.value.value, 0) for a in expr.args))) <= 5 else kind
 
     def _counters(self, loop):
         """Names that hold a new Python int on each iteration of ``loop``."""
@@ -200,8 +199,8 @@ class FunctionRetraced(Rule):
                 self._per_iteration(s, counters, loop, depth) for s in sides)
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
             return self._per_iteration(expr.expression, counters, loop, depth)
-        if (type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value in ("int", "float")
-                and len(expr.args) == 1 and self.context.owner(expr.func.value) is None):
+        if type(expr) is cst.Call and len(expr.args) == 1 and any(
+                is_builtin(self.context, expr.func, cast) for cast in ("int", "float")):
             return self._per_iteration(expr.args[0].value, counters, loop, depth)
         return False
 
@@ -212,7 +211,6 @@ class FunctionRetraced(Rule):
             return type(self.context.assigned_value(expr)) in NUMBERS
         return False
 
-    # -- after the traversal -------------------------------------------------------------
     def leave_Module(self, node: cst.Module) -> None:
         for callee, arg, message, mode in self.passed:
             if callee is None or self.decorated.get(callee):
@@ -224,13 +222,6 @@ class FunctionRetraced(Rule):
                 called = place in self.called_in_loop and (name is None or (scope, name) in self.called)
             if called:
                 self.report(report_node, message, when=_in_eager(mode))
-
-
-class _NoName:
-    path = ""
-
-
-_NONE = _NoName()
 
 
 def _statements(loop):

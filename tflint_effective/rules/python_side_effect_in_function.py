@@ -31,6 +31,7 @@ generators (``np.random.default_rng``) and seeding are not reported.
 """
 import libcst as cst
 
+from ..analysis.loops import is_builtin
 from ..rule import INFO, WARNING, Rule, per_mode
 
 MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "pop", "remove", "clear", "discard",
@@ -80,7 +81,7 @@ class PythonSideEffectInFunction(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Name) and func.value == "print" and self.context.owner("print") is None:
+        if is_builtin(self.context, func, "print"):
             self._report(node, "print", severity=per_mode(None, F=INFO, F0=INFO))
         elif isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and isinstance(func.value, cst.Name):
             if self._outer_container(func.value):
@@ -146,5 +147,5 @@ class PythonSideEffectInFunction(Rule):
             return False
         func = value.func
         if isinstance(func, cst.Name) and func.value in ("list", "dict", "set"):
-            return self.context.owner(func.value, binding.scope) is None
+            return self.context.owner(func.value, binding.scope) is None and not binding.scope.module().star_import
         return (self.context.qualname(func, binding.scope) or "").startswith("collections.")
