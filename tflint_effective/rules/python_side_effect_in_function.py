@@ -26,12 +26,15 @@ Known problems: only the innermost function counts: a helper called from a
 ``tf.function`` (traced too) is not checked.  A container is seen when every
 binding of its name, outside the function, is a list / dict / set display,
 comprehension, ``list()`` / ``dict()`` / ``set()`` or ``collections.*`` call;
-attributes (``self.history.append``) are not.  Constructors of random
+attributes (``self.history.append``) are not.  Storing a ``tf.Variable(...)``
+and assigning under ``if name is None:`` are not reported: creating state on
+the first trace only is the documented way to make it once.  Constructors of random
 generators (``np.random.default_rng``) and seeding are not reported.
 """
 import libcst as cst
 
 from ..analysis.loops import is_builtin
+from ..analysis.syntax import is_none
 from ..rule import INFO, WARNING, Rule, per_mode
 
 MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "pop", "remove", "clear", "discard",
@@ -84,7 +87,7 @@ class PythonSideEffectInFunction(Rule):
         if is_builtin(self.context, func, "print"):
             self._report(node, "print", severity=per_mode(None, F=INFO, F0=INFO))
         elif isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and isinstance(func.value, cst.Name):
-            if self._outer_container(func.value):
+            if self._outer_container(func.value) and not any(self._creates_variable(a.value) for a in node.args):
                 code = self.context.module.code_for_node(func)
                 self._report(node, "mutate", code=code + "(...)", name=func.value.value)
         else:
@@ -104,15 +107,32 @@ class PythonSideEffectInFunction(Rule):
         self.declared.setdefault(id(self.context.scope), {}).update((n.name.value, kind) for n in node.names)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            self._assigned(target.target)
+        if not self._creates_variable(node.value):
+            for target in node.targets:
+                self._assigned(target.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assigned(node.target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
+        if node.value is not None and not self._creates_variable(node.value):
             self._assigned(node.target)
+
+    def _creates_variable(self, value) -> bool:
+        """``tf.Variable(...)``: made on the first trace only, on purpose (a variable per call fails)."""
+        return getattr(self.context.tf_call(value), "leaf", "") == "Variable"
+
+    def _lazy(self, name: str) -> bool:
+        """Under ``if name is None:``: built once, on the first trace, on purpose."""
+        for node in reversed(self.context.ancestors):
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                return False
+            test = getattr(node, "test", None) if isinstance(node, cst.If) else None
+            if (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == name
+                    and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Is)
+                    and is_none(test.comparisons[0].comparator)):
+                return True
+        return False
 
     def _assigned(self, target: cst.BaseExpression) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -120,7 +140,7 @@ class PythonSideEffectInFunction(Rule):
                 self._assigned(element.value)
         elif isinstance(target, cst.Name):
             kind = self.declared.get(id(self.context.scope), {}).get(target.value)
-            if kind is not None:
+            if kind is not None and not self._lazy(target.value):
                 self._report(target, "global", kind=kind, name=target.value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
             if self._outer_container(target.value):
