@@ -149,6 +149,8 @@ def test_created_in_a_function_called_per_step():
     "import functools\n@functools.lru_cache()\ndef helper(x):\n    return tf.function(abs)(x)\nfor b in range(n):\n    helper(b)\n",
     "class C:\n    def helper(self, x):\n        return tf.function(abs)(x)\nfor b in range(n):\n    C().helper(b)\n",
     "@tf.function\ndef helper(x):\n    return tf.function(abs)(x)\nfor b in range(n):\n    helper(t)\n",
+    # called in a loop that a tf.function traces once
+    "def helper(x):\n    return tf.function(abs)(x)\n@tf.function\ndef run():\n    for b in range(n):\n        helper(t)\n",
 ])
 def test_near_misses_of_functions_created_per_call(source):
     assert lint(TF + source) == []

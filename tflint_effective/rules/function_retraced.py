@@ -81,7 +81,7 @@ class FunctionRetraced(Rule):
         self.passed = []  # (callee key or None when certain, node, message, mode): Python numbers per iteration
         self.created = []  # (loop id or outer key, name called or None, node, message, mode, outer scope id)
         self.called = set()  # (id(innermost loop), name) and (id(function scope), name) of calls by name
-        self.called_in_loop = set()  # (id(scope), name) of functions called in a step loop
+        self.called_in_loop = {}  # (id(scope), name) of functions called in a step loop -> modes of the calls
 
     def _is_function(self, expr) -> bool:
         func = expr.func if type(expr) is cst.Call else expr
@@ -117,7 +117,7 @@ class FunctionRetraced(Rule):
         if owner is None or len(self.context.bindings(name)) != 1 or not self._step_loop(loops[0]):
             return
         mode = self.context.mode_thunk(node)
-        self.called_in_loop.add((id(owner), name))
+        self.called_in_loop.setdefault((id(owner), name), []).append(mode)
         value = self.context.assigned_value(node.func)
         certain = type(value) is cst.Call and value.args and self._traces_per_value(value)
         callee = None if certain else (id(owner), name)
@@ -221,7 +221,8 @@ class FunctionRetraced(Rule):
             if scope is None:
                 called = name is None or (place, name) in self.called
             else:
-                called = place in self.called_in_loop and (name is None or (scope, name) in self.called)
+                called = any(m() == "E" for m in self.called_in_loop.get(place, ())) and (
+                    name is None or (scope, name) in self.called)
             if called:
                 self.report(report_node, message, when=_in_eager(mode))
 
