@@ -3,10 +3,10 @@
 Why: ``dataset.batch(b).shuffle(n)`` shuffles whole batches: every batch
 holds the same ``b`` consecutive elements in every epoch, only the order of
 the batches changes (measured on TF 2.21: ``Dataset.range(12).batch(3)
-.shuffle(4)`` gives ``[3, 4, 5], [9, 10, 11], [6, 7, 8], [0, 1, 2]``).  Data
-stored in order (sorted by class, by time, by file) then trains on batches of
-correlated examples.  Shuffle the elements before batching:
-``dataset.shuffle(n).batch(b)``.  Applies in TF 1.x and TF 2.
+.shuffle(4)`` yields ``[3, 4, 5], [9, 10, 11], [6, 7, 8], [0, 1, 2]`` for one
+seed, and always these four runs).  Data stored in order (by class, time or
+file) then trains on batches of correlated examples.  Shuffle the elements
+before batching: ``dataset.shuffle(n).batch(b)``.  Applies in TF 1.x and TF 2.
 
 Reported: ``.shuffle(...)`` on a dataset whose pipeline, seen whole from its
 source (``Dataset.from_tensor_slices``, ``from_tensors``, ``range``,
@@ -21,13 +21,13 @@ same scope, with no other binding of the name in between.
 Fix safety: none offered; reordering the pipeline changes what it yields.
 
 Known problems: pipelines that start from a parameter, a function's result,
-``list_files`` or ``from_generator`` (which may shuffle), or go through
-``apply``, ``flat_map``, ``interleave``, ``unbatch``, ``padded_batch`` or the
-bucketing methods (``group_by_window``, ``bucket_by_sequence_length``:
-batches of sorted examples are shuffled on purpose) are not reported, nor are
-sources built from data whose code mentions sorting (``sorted(...)``,
-``np.argsort``).  A module-level name rebound by a function through
-``global`` between the two statements is not seen.
+``list_files`` or ``from_generator`` (which may shuffle), that go through
+``apply``, ``flat_map``, ``interleave``, ``padded_batch`` or the bucketing
+methods (``group_by_window``, ``bucket_by_sequence_length``: batches of sorted
+examples are shuffled on purpose), or that ``unbatch`` after the batch are not
+reported, nor are sources built from data whose code mentions sorting
+(``sorted(...)``, ``np.argsort``).  A module-level name rebound by a function
+through ``global`` between the two statements is not seen.
 """
 import libcst as cst
 
