@@ -36,15 +36,15 @@ from ..analysis.syntax import has_star_args
 from ..rule import ERROR, UNSAFE, Fix, Rule
 
 DROPOUT = "nn.dropout"
-KERAS_DROPOUT = {"keras.layers.Dropout", "layers.Dropout"}  # the second: ``from tensorflow import keras``
-MESSAGE = ("`{code}` is a keep probability, but {where} takes the drop rate: {effect}; "
-           "pass `1 - {code}`")
+KERAS_DROPOUT = "keras.layers.Dropout"
+MESSAGE = ("`{code}` is a keep probability, but {where} takes the drop rate: a keep probability of 0.9 "
+           "drops 90% of the units; pass `1 - {code}`")
 KEYWORD = ("`keep_prob=` does not exist in TF2's `tf.nn.dropout` (TypeError); "
            "use `rate=1 - keep_prob`")
 
 
 def _says_keep(expr: cst.BaseExpression) -> bool:
-    """A name, attribute or string subscript whose last word list contains ``keep``."""
+    """A name, attribute or string subscript that has ``keep`` as a word (``keep_prob``, ``keepProb``)."""
     if isinstance(expr, cst.Attribute):
         expr = expr.attr
     elif isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
@@ -94,7 +94,7 @@ class DropoutKeepProbAsRate(Rule):
             position, where = 1, "TF2's `tf.nn.dropout`"
             tf2, tf1_api = self.context.tf2_thunk(node), self.context.tf1_api_thunk()
             when = lambda: tf2() and not tf1_api()  # noqa: E731
-        elif name.path in KERAS_DROPOUT:
+        elif name.path == KERAS_DROPOUT:
             position, where, when = 0, "Keras' `Dropout`", None
         else:
             return
@@ -105,8 +105,7 @@ class DropoutKeepProbAsRate(Rule):
                     self.report(arg, KEYWORD, fix=Fix(rate, safety=UNSAFE), when=when)
             elif index == position and self._keep_probability(arg.value):
                 code = self.context.module.code_for_node(arg.value)
-                effect = "a keep probability of 0.9 drops 90% of the units"
-                message = MESSAGE.format(code=code, where=where, effect=effect)
+                message = MESSAGE.format(code=code, where=where)
                 self.report(arg, message, fix=Fix(arg.with_changes(value=_one_minus(arg.value)), safety=UNSAFE),
                             when=when)
 
