@@ -12,8 +12,9 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 import libcst as cst
 
 from .names import Assigned, Import
-from .tf_api import LOG, REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, with_math
-from .syntax import has_star_args
+from .tf_api import (ACTIVATED_LAYER_CLASSES, ACTIVATED_LAYER_FUNCTIONS, KERAS_ACTIVATIONS, LOG,
+                     REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, tf_name, with_math)
+from .syntax import call_arg, has_star_args
 
 # A shift computed from these makes ``exp(x - shift)`` stable (at most ``exp(0)`` for the largest x).
 SHIFTS = REDUCE_MAX | REDUCE_LOGSUMEXP
@@ -29,6 +30,7 @@ NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "c
 class Produced(NamedTuple):
     call: cst.Call
     named: bool  # reached through a name assigned in an earlier statement
+    exact: bool = True  # ``call`` is the op itself, in this scope: a fix may re-use its arguments
 
 
 def through_name(context, expr: cst.BaseExpression) -> Tuple[cst.BaseExpression, bool]:
@@ -48,6 +50,82 @@ def produced_by(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
         if name is not None and name.path in paths:
             return Produced(value, named)
     return None
+
+
+def computes(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
+    """Like ``produced_by``, and also through what holds or applies the op: an attribute with
+    one known value (``self.p``, ``model.p``: ``Context.attribute_value``), or a layer whose
+    activation is one of ``paths`` (``Dense(10, activation="softmax")(x)``, a layer object
+    bound once, ``tf.layers.dense(x, 10, activation=tf.nn.softmax)``).  Those are found with
+    ``exact`` False: no fix may rewrite them.  Softmax and sigmoid activations only."""
+    found = produced_by(context, expr, paths)
+    if found is not None:
+        return found
+    value, named = through_name(context, expr)
+    scope = context.scope
+    if isinstance(value, cst.Attribute):
+        held = context.attribute_value(value)
+        if held is None:
+            return None
+        (value, scope), named = held, True
+    if not isinstance(value, cst.Call) or has_star_args(value):
+        return None
+    name = context.tf_name(value.func, scope)
+    if (name is not None and name.path in paths) or _layer_activation(context, value, scope) in paths:
+        return Produced(value, named, exact=False)
+    return None
+
+
+def _layer_activation(context, call: cst.Call, scope) -> Optional[str]:
+    """The TF path of the activation the layer ``call`` applies last (``"nn.softmax"``), if known."""
+    name = context.tf_name(call.func, scope)
+    if name is not None:
+        position = ACTIVATED_LAYER_FUNCTIONS.get(name.path, -1)
+        return None if position == -1 else _activation(context, _activation_arg(call, position), scope)
+    layer = call.func
+    if isinstance(layer, cst.Name):
+        bindings = context.owner(layer.value, scope)
+        bindings = bindings.bindings[layer.value] if bindings is not None else ()
+        layer, scope = ((bindings[0].value, bindings[0].scope) if len(bindings) == 1
+                        and isinstance(bindings[0], Assigned) else (None, scope))
+    elif isinstance(layer, cst.Attribute):
+        layer, scope = context.attribute_value(layer) or (None, scope)
+    if not isinstance(layer, cst.Call):
+        return None
+    qualname = context.qualname(layer.func, scope) or ""
+    keras = tf_name(qualname)
+    path = keras.path if keras is not None else qualname.partition(".")[2] if qualname.startswith(
+        ("keras.", "tf_keras.")) else ""
+    if not path.startswith(("keras.layers.", "layers.")) or path.count(".") != path.startswith("keras.") + 1:
+        return None
+    cls = path.rpartition(".")[2]
+    if cls == "Softmax":
+        return "nn.softmax"
+    position = ACTIVATED_LAYER_CLASSES.get(cls, -1)
+    return None if position == -1 else _activation(context, _activation_arg(layer, position), scope)
+
+
+def _activation_arg(call: cst.Call, position: Optional[int]) -> Optional[cst.Arg]:
+    """``activation=`` (``**kwargs`` cannot pass it again), or the positional argument when
+    no ``*args`` can shift it."""
+    arg = call_arg(call, None, "activation")
+    return arg if arg is not None or has_star_args(call) else call_arg(call, position, "activation")
+
+
+def _activation(context, arg: Optional[cst.Arg], scope) -> Optional[str]:
+    """``"softmax"``, ``tf.nn.softmax``, ``keras.activations.softmax``: the TF path (``"nn.softmax"``)."""
+    if arg is None:
+        return None
+    if isinstance(arg.value, cst.SimpleString):
+        return KERAS_ACTIVATIONS.get(arg.value.evaluated_value)
+    qualname = context.qualname(arg.value, scope) or ""
+    name = tf_name(qualname)
+    if name is not None and not name.path.startswith("keras."):
+        return name.path
+    path = name.path if name is not None else qualname.partition(".")[2] if qualname.startswith(
+        ("keras.", "tf_keras.")) else ""
+    return KERAS_ACTIVATIONS.get(path.rpartition(".")[2]) if path.startswith(
+        ("keras.activations.", "activations.")) else None
 
 
 def produced_chain(context, expr: Optional[cst.BaseExpression], *steps) -> Optional[List[Produced]]:
@@ -219,7 +297,7 @@ def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]
         return None
     argument = operand(node)
     for candidate, guarded in unguarded(context, argument) if argument is not None else ():
-        softmax = produced_by(context, candidate, SOFTMAX)
+        softmax = computes(context, candidate, SOFTMAX)
         if softmax is not None:
             return softmax, guarded
     return None
@@ -228,7 +306,7 @@ def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]
 def log_softmax_fix(context, log: cst.Call) -> Optional[cst.Call]:
     """``log_softmax(...)`` to replace ``log(softmax(...))``; None unless provably equal."""
     softmax, guarded = log_of_softmax(context, log)
-    if guarded or not may_move(context, softmax.named, *(a.value for a in softmax.call.args)):
+    if guarded or not softmax.exact or not may_move(context, softmax.named, *(a.value for a in softmax.call.args)):
         return None
     func = spell(context, compat_of(context, softmax.call), CURE_LOG_SOFTMAX, (softmax.call.func, log.func))
     return softmax.call.with_changes(func=func, lpar=(), rpar=()) if func is not None else None

@@ -27,8 +27,8 @@ detected.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import (compat_of, may_move, operand, produced_by, spell,
-                                through_name, unguarded)
+from ..analysis.numeric_patterns import (compat_of, computes, may_move, operand, spell, through_name,
+                                         unguarded)
 from ..analysis.tf_api import LOG, SIGMOID
 from ..rule import ERROR, SAFE, Rule
 
@@ -75,10 +75,11 @@ class LogOfSigmoid(Rule):
         argument = operand(node) if name is not None and name.path in LOG else None
         for candidate, guarded in unguarded(self.context, argument) if argument is not None else ():
             inner = _complement(self.context, candidate)
-            sigmoid = produced_by(self.context, candidate if inner is None else inner, SIGMOID)
+            sigmoid = computes(self.context, candidate if inner is None else inner, SIGMOID)
             if sigmoid is not None:
                 named = sigmoid.named or through_name(self.context, candidate)[1]
-                fix = None if guarded else self._fix(node, sigmoid.call, inner is not None, named)
+                exact = sigmoid.exact and not guarded
+                fix = self._fix(node, sigmoid.call, inner is not None, named) if exact else None
                 self.report(node, self.GUARDED if guarded else None, fix=fix)
                 return
 
