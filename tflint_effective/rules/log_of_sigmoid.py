@@ -18,9 +18,12 @@ log, so the fix is offered only when it is free of side effects and its names
 are bound once.  Guarded forms (``log(p + eps)``, ``clip_by_value``) are
 reported without a fix: the cure changes their values.
 
+Outputs of layers with a sigmoid activation (``Dense(1, activation="sigmoid")(x)``,
+``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``) and attributes the class
+assigns once (``self.p``, ``model.p``) count as sigmoids; they are reported without a fix.
+
 Known problems: sigmoids reached through a name assigned in another scope, or
-more than once, are not seen; neither are ``keras`` sigmoid activations, nor
-``log1p(-sigmoid(x))``.  For a full binary cross-entropy from logits
+more than once, are not seen, nor ``log1p(-sigmoid(x))``.  For a full binary cross-entropy from logits
 ``tf.nn.sigmoid_cross_entropy_with_logits`` is simpler still.  A fix through a
 name re-reads ``x`` at the log: a ``tf.Variable`` assigned in between is not
 detected.
