@@ -18,6 +18,13 @@ SHIMS = {
 }
 
 
+# Functions that import TensorFlow and return it: RLlib's ``try_import_tf``.  Assigned to one
+# name it gives ``tensorflow.compat.v1`` with v2 behaviour disabled (graph mode); unpacked,
+# ``tf1, tf, tfv = try_import_tf()`` gives compat.v1, ``tensorflow`` (1.x or 2.x) and the version.
+TF_IMPORTERS = frozenset({"ray.rllib.utils.try_import_tf", "ray.rllib.utils.framework.try_import_tf"})
+TF_IMPORTED = ("tensorflow.compat.v1", TENSORFLOW)  # the modules, by position in the tuple
+
+
 def shims(tensorflow_modules: Sequence[str] = ()) -> Dict[str, str]:
     """Qualified names that stand for the ``tensorflow`` module."""
     return {**SHIMS, **{module: TENSORFLOW for module in tensorflow_modules}}
