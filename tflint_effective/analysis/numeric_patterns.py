@@ -23,6 +23,11 @@ REDUCE_SUM_OR_MEAN = with_math("reduce_sum", "reduce_mean")
 GUARDS = with_math("maximum") | {"clip_by_value"}
 CURE_LOG_SOFTMAX = ("nn.log_softmax", "math.log_softmax")  # the cure of log(softmax), in both APIs
 FIRST_PARAMETERS = ("x", "logits", "input_tensor")
+# Element-wise ops of one tensor (the first argument): the result has its shape.
+ELEMENTWISE = with_math("log", "exp", "sqrt", "rsqrt", "square", "abs", "log1p", "expm1", "sigmoid", "tanh",
+                        "negative", "reciprocal", "sign", "softplus", "log_sigmoid") | {
+    "nn.relu", "nn.relu6", "nn.elu", "nn.selu", "nn.softplus", "nn.sigmoid", "nn.tanh", "stop_gradient",
+    "identity", "cast", "dtypes.cast", "math.log_softmax", "nn.log_softmax", "nn.softmax", "math.softmax"}
 # Parts of TensorFlow paths whose ops give a new value on every call.
 NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "categorical")
 
@@ -373,3 +378,26 @@ def compat_of(context, call: cst.Call) -> Optional[str]:
     """"v1" for ``tf.compat.v1.exp(...)``: the API a fix must stay in."""
     name = context.tf_call(call)
     return name.compat if name is not None else None
+
+
+def elementwise_root(context, expr: cst.BaseExpression, is_tensor) -> Optional[cst.BaseExpression]:
+    """The one name (or attribute) an element-wise expression is computed from, so a value of
+    its shape: ``p`` for ``p``, ``-p``, ``tf.math.log(p + 1e-8)``, ``(1 - p) * 0.5``; None when
+    two operands pass ``is_tensor`` (the shapes may broadcast) or an op is not element-wise."""
+    while True:
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            return expr
+        if isinstance(expr, cst.UnaryOperation):
+            expr = expr.expression
+        elif isinstance(expr, cst.Call):
+            name = context.tf_call(expr)
+            if name is None or name.path not in ELEMENTWISE or has_star_args(expr) or not expr.args:
+                return None
+            expr = expr.args[0].value
+        elif isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+            tensors = [side for side in (expr.left, expr.right) if is_tensor(side)]
+            if len(tensors) != 1:
+                return None
+            expr = tensors[0]
+        else:
+            return None

@@ -34,6 +34,7 @@ get info, not warning.
 """
 import libcst as cst
 
+from ..analysis.numeric_patterns import elementwise_root
 from ..analysis.syntax import has_star_args
 from ..analysis.context import NUMBER, SCALAR, TENSOR
 from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
@@ -44,11 +45,6 @@ BROADCASTING = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide
 # Every spelling takes the axis as its second parameter.
 TARGETS = with_math(*REDUCTIONS) | {f"math.{name}" for name in MATH_ONLY_REDUCTIONS}
 AXIS_KEYWORDS = ("axis", "reduction_indices")  # TF1's spelling: TFE102 asks to rename it
-# Element-wise ops of one tensor (the first argument): the result has its shape.
-ELEMENTWISE = with_math("log", "exp", "sqrt", "rsqrt", "square", "abs", "log1p", "expm1", "sigmoid", "tanh",
-                        "negative", "reciprocal", "sign", "softplus", "log_sigmoid") | {
-    "nn.relu", "nn.relu6", "nn.elu", "nn.selu", "nn.softplus", "nn.sigmoid", "nn.tanh", "stop_gradient",
-    "identity", "cast", "dtypes.cast", "math.log_softmax", "nn.log_softmax", "nn.softmax", "math.softmax"}
 
 
 class ReductionWithoutAxis(Rule):
@@ -95,7 +91,7 @@ class ReductionWithoutAxis(Rule):
             return self._mixes(tensors[0]) if not isinstance(tensors[0], cst.Name) else False
         if not tensors:
             return False
-        roots = [self._root(side) for side in sides]
+        roots = [elementwise_root(self.context, side, self._may_be_tensor) for side in sides]
         return roots[0] is None or roots[1] is None or not roots[0].deep_equals(roots[1])
 
     def _may_be_tensor(self, expr) -> bool:
@@ -126,27 +122,6 @@ class ReductionWithoutAxis(Rule):
         if isinstance(default, cst.UnaryOperation):
             default = default.expression
         return isinstance(default, (cst.Integer, cst.Float))
-
-    def _root(self, expr):
-        """The one name an element-wise expression is computed from (``p`` for ``p``,
-        ``tf.math.log(p + 1e-8)``, ``1 - p``): a value of the same shape; else None."""
-        while True:
-            if isinstance(expr, (cst.Name, cst.Attribute)):
-                return expr
-            if isinstance(expr, cst.UnaryOperation):
-                expr = expr.expression
-            elif isinstance(expr, cst.Call):
-                name = self.context.tf_call(expr)
-                if name is None or name.path not in ELEMENTWISE or has_star_args(expr) or not expr.args:
-                    return None
-                expr = expr.args[0].value
-            elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, BROADCASTING):
-                tensors = [side for side in (expr.left, expr.right) if self._may_be_tensor(side)]
-                if len(tensors) != 1:
-                    return None
-                expr = tensors[0]
-            else:
-                return None
 
     def _packs_scalars(self, operand) -> bool:
         """``[n - k, 0]``: a list with a number or a scalar packs into a vector (or fails loudly)."""
