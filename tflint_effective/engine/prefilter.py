@@ -3,7 +3,8 @@
 Under the resolver in ``names.py`` a name means TensorFlow only through an
 import: ``import tensorflow``, ``import tensorflow.x as y``, ``from tensorflow.x
 import y``, or an import of a module that re-exports TensorFlow (``SHIMS``
-and the ``tensorflow-modules`` setting).  Without one, every rule stays silent,
+and the ``tensorflow-modules`` setting), or of a function that returns it (RLlib's
+``try_import_tf``, ``TF_IMPORTERS``).  Without one, every rule stays silent,
 so the file can be skipped:
 
 1. text: a file that never spells ``tensorflow`` (nor the last part of a
@@ -23,7 +24,7 @@ import re
 import warnings
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
-from ..analysis.tf_api import SHIMS, TENSORFLOW, shims
+from ..analysis.tf_api import SHIMS, TENSORFLOW, TF_IMPORTERS, shims
 
 _NESTED_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+tensorflow\b", re.MULTILINE)
@@ -59,7 +60,7 @@ def imports_tensorflow(tree: ast.Module, aliases: Mapping[str, str] = SHIMS) -> 
                 if alias.name == "*":
                     continue  # names.py does not follow star imports
                 qualname = f"{node.module}.{alias.name}"
-                if _is_tensorflow(aliases.get(qualname, qualname)):
+                if _is_tensorflow(aliases.get(qualname, qualname)) or qualname in TF_IMPORTERS:
                     return True
     return False
 
@@ -80,7 +81,7 @@ def can_skip(source: str, tensorflow_modules: Sequence[str] = (), tree: Optional
     ``tree``, when given, is CPython's tree of ``source`` (flake8 has one already).
     """
     aliases = shims(tensorflow_modules)
-    words = {TENSORFLOW, *(qualname.rsplit(".", 1)[-1] for qualname in aliases)}
+    words = {TENSORFLOW, *(qualname.rsplit(".", 1)[-1] for qualname in (*aliases, *TF_IMPORTERS))}
     if not any(word in source for word in words):
         return tree is not None or _python_ast(source) is not None
     if tree is None and _PLAIN_IMPORT.search(source):
