@@ -13,6 +13,7 @@ import libcst as cst
 
 from .names import COMPREHENSIONS, FUNCTION_LIKE
 from .syntax import bindings_in
+from .tf_api import NOT_TENSOR, NOT_TENSOR_PREFIXES, with_math
 
 LoopNode = Union[cst.For, cst.CompFor]
 
@@ -207,3 +208,61 @@ def _number(context, expr, counters, loop, depth) -> bool:
     if isinstance(expr, (cst.Integer, cst.Float)) or number_per_iteration(context, expr, counters, loop, depth):
         return True
     return isinstance(expr, cst.Name) and isinstance(context.assigned_value(expr), (cst.Integer, cst.Float))
+
+
+# -- how a function uses a number it is given per step ---------------------------------------
+PYTHON_VALUE = "python value"
+_SEQUENCES = (cst.List, cst.Tuple, cst.ListComp, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+_NOT_READ = {cst.Attribute: "attr", cst.Arg: "keyword", cst.Param: "name", cst.AugAssign: "target"}
+_VALUE_MODULES = ("", "math", "nn", "linalg", "bitwise")  # of ops whose first argument is a tensor
+_STATIC_FIRST = {"zeros", "ones", "fill", "eye", "range", "TensorArray", "random_normal", "random_uniform",
+                 "truncated_normal", "placeholder"}  # a shape, a count or a dtype first
+_BINARY = with_math("add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
+                    "maximum", "minimum", "squared_difference")
+_VALUE_KEYWORDS = {"x", "y", "value", "input", "input_tensor"}
+
+
+def number_use(context, name: cst.Name) -> Union[None, str, cst.Name]:
+    """How the name being visited is read, were it a number: None where a tensor would serve as
+    well (arithmetic, the value of an elementwise TensorFlow op, returned) or where it is not
+    read; the target ``Name`` of ``local = <that arithmetic>``; else ``PYTHON_VALUE`` (an index,
+    a test, ``range``, a shape, an f-string, a call of anything else, an attribute...)."""
+    ancestors, expr = context.ancestors, name
+    index = len(ancestors) - 2
+    parent = ancestors[index]
+    if type(parent) is cst.AssignTarget or getattr(parent, _NOT_READ.get(type(parent), ""), None) is name:
+        return None
+    while (type(parent) is cst.UnaryOperation and type(parent.operator) in (cst.Minus, cst.Plus)) or (
+            type(parent) is cst.BinaryOperation and type(parent.operator) in ARITHMETIC
+            and not _sequence(context, parent.right if parent.left is expr else parent.left)):
+        expr, index = parent, index - 1
+        parent = ancestors[index]
+    if type(parent) is cst.Return or (type(parent) is cst.Element and type(ancestors[index - 1]) is cst.Tuple
+                                      and type(ancestors[index - 2]) is cst.Return):  # ``return x, i``
+        return None
+    if type(parent) is cst.Arg and parent.value is expr and not parent.star:
+        return None if _tensor_argument(context, ancestors[index - 1], parent) else PYTHON_VALUE
+    if type(parent) in (cst.Assign, cst.AugAssign) and parent.value is expr:
+        targets = [parent.target] if type(parent) is cst.AugAssign else [t.target for t in parent.targets]
+        if len(targets) == 1 and type(targets[0]) is cst.Name:
+            return targets[0]
+    return PYTHON_VALUE
+
+
+def _sequence(context, expr) -> bool:
+    value = context.assigned_value(expr) if type(expr) is cst.Name else expr
+    return type(value) in _SEQUENCES
+
+
+def _tensor_argument(context, call: cst.Call, arg: cst.Arg) -> bool:
+    """``arg`` is a value of a TensorFlow op that takes a tensor there as well as a number."""
+    name = context.tf_call(call)
+    if name is None or name.path in NOT_TENSOR or name.path.startswith(NOT_TENSOR_PREFIXES):
+        return False
+    module, _, leaf = name.path.rpartition(".")
+    if module not in _VALUE_MODULES or leaf in _STATIC_FIRST:
+        return False
+    if arg.keyword is not None:
+        return arg.keyword.value in _VALUE_KEYWORDS
+    position = [a for a in call.args if a.keyword is None].index(arg)
+    return position == 0 or (position == 1 and name.path in _BINARY)

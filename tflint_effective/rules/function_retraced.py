@@ -29,25 +29,23 @@ Known problems: a counter is the target of ``for`` over ``range(...)`` (more
 than five values) or the index of ``enumerate(...)``, not rebound in the loop,
 passed in the innermost loop, or a name that loop binds only to arithmetic on
 counters and numbers (``%`` gives few values: not counted).  The callee is a
-name bound only to a ``def`` of this module decorated by ``tf.function`` alone,
-or once to ``tf.function(g)`` of such a ``def``, without ``input_signature``;
-it is reported only when its parameter serves as a tensor would: operand of
-arithmetic (not with a literal sequence or string), value of a tensor op
-(``tf.cast(i, ...)``, ``tf.add(x, i)``; not a shape, a count or a keyword
-other than ``x``/``y``/``value``/``input``), returned, or assigned to a local
-name used likewise.  Any other use (an index, a test, ``range``, an f-string,
-a call of anything else, an attribute) is taken as deliberate.  Methods,
-lambdas, imported functions and wrappers are not seen.  A function created in
-a loop over ``range``, ``enumerate``, a dataset or ``while`` is reported when
-that loop (not an inner one) calls it; one created by another function, when
-that function has no decorator, defines it in its own body, calls it outside
-a loop, and is itself called in such a loop of the same module.
+name bound only to a ``def`` of this module decorated by ``tf.function``
+alone, or once to ``tf.function(g)`` of such a ``def``, without
+``input_signature``; and its parameter is read only where a tensor serves as
+well: arithmetic (not with a literal list or string), an elementwise
+TensorFlow op (``tf.cast(i, ...)``, ``tf.add(x, i)``; not a shape or count),
+``return``, or a local name read likewise.  Methods, lambdas, imported
+functions and wrappers are not seen.  A function created in a loop over
+``range``, ``enumerate``, a dataset or ``while`` is reported when that loop
+(not an inner one) calls it; one created by another function, when that
+function has no decorator, defines it in its own body, calls it outside a
+loop, and is itself called in such a loop of the same module.
 """
 import libcst as cst
 
-from ..analysis.loops import ARITHMETIC, is_step_loop, loop_counters, number_per_iteration, statement_loops
-from ..analysis.syntax import call_arg
-from ..analysis.tf_api import NOT_TENSOR, NOT_TENSOR_PREFIXES, with_math
+from ..analysis.loops import (PYTHON_VALUE, is_step_loop, loop_counters, number_per_iteration, number_use,
+                              statement_loops)
+from ..analysis.syntax import bound_parameter, call_arg
 from ..rule import WARNING, Rule, per_mode
 
 PASSED = ("`{callee}` (a tf.function) gets the Python number `{arg}`, a new value on every iteration: it is "
@@ -57,15 +55,6 @@ IN_LOOP = ("a tf.function created inside a loop is a new function on every itera
            "time; create it once, before the loop")
 IN_CALLEE = ("a tf.function created inside `{outer}`, which is called in a loop: every call creates and traces a "
              "new function; create it once, outside `{outer}`")
-SEQUENCES = (cst.List, cst.Tuple, cst.ListComp, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
-VALUE_MODULES = ("", "math", "nn", "linalg", "bitwise")  # of ops whose first argument is a tensor
-STATIC_FIRST = {"zeros", "ones", "fill", "eye", "range", "TensorArray", "random_normal", "random_uniform",
-                "truncated_normal", "placeholder"}  # a shape or a count first
-BINARY = with_math("add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
-                   "maximum", "minimum", "squared_difference")
-VALUE_KEYWORDS = {"x", "y", "value", "input", "input_tensor"}
-_NOT_READ = {cst.Attribute: "attr", cst.Arg: "keyword", cst.Param: "name", cst.AugAssign: "target"}
-PYTHON = "python"  # a use of a parameter as a Python value
 
 
 class FunctionRetraced(Rule):
@@ -94,7 +83,7 @@ class FunctionRetraced(Rule):
     def setup(self) -> None:
         self.defs = {}  # (id(scope), name) -> its FunctionDef
         self.traced = {}  # (id(scope), name) of a tf.function without input_signature -> key of its def
-        self.uses = {}  # (id(FunctionDef), name) -> PYTHON, or the keys of the local names it is assigned to
+        self.uses = {}  # (id(FunctionDef), name) -> PYTHON_VALUE, or the keys of the local names it is assigned to
         self.passed = []  # (callee key, position or keyword, node, message, mode): Python numbers per iteration
         self.created = []  # (loop id or outer key, name called or None, node, message, mode, outer scope id)
         self.called = set()  # (id(innermost loop), name) and (id(function scope), name) of calls by name
@@ -119,53 +108,16 @@ class FunctionRetraced(Rule):
 
     def visit_Name(self, node: cst.Name) -> None:
         owner = None if self.context.scope is self.context.module_scope else self.context.owner(node.value)
-        if owner is not None and type(owner.node) is cst.FunctionDef:
-            key, use = (id(owner.node), node.value), self._use(node)
-            if use is PYTHON:
-                self.uses[key] = PYTHON
-            elif use is not None and self.uses.get(key) is not PYTHON:
-                self.uses.setdefault(key, set()).add(use)
-
-    def _use(self, name):
-        """None where a tensor would serve as well (or not a read), PYTHON, or the key of the local
-        name the value is assigned to."""
-        ancestors, expr = self.context.ancestors, name
-        index = len(ancestors) - 2
-        parent = ancestors[index]
-        if type(parent) is cst.AssignTarget or getattr(parent, _NOT_READ.get(type(parent), ""), None) is name:
-            return None
-        while (type(parent) is cst.UnaryOperation and type(parent.operator) in (cst.Minus, cst.Plus)) or (
-                type(parent) is cst.BinaryOperation and type(parent.operator) in ARITHMETIC
-                and not self._sequence(parent.right if parent.left is expr else parent.left)):
-            expr, index = parent, index - 1
-            parent = ancestors[index]
-        if type(parent) is cst.Return:
-            return None
-        if type(parent) is cst.Arg and parent.value is expr and not parent.star:
-            return None if self._tensor_argument(ancestors[index - 1], parent) else PYTHON
-        if type(parent) in (cst.Assign, cst.AugAssign) and parent.value is expr:
-            target = parent.target if type(parent) is cst.AugAssign else parent.targets[-1].target
-            owner = self.context.owner(target.value) if type(target) is cst.Name else None
-            if owner is not None and type(owner.node) is cst.FunctionDef and len(getattr(parent, "targets", ())) < 2:
-                return id(owner.node), target.value
-        return PYTHON
-
-    def _sequence(self, expr) -> bool:
-        value = self.context.assigned_value(expr) if type(expr) is cst.Name else expr
-        return type(value) in SEQUENCES
-
-    def _tensor_argument(self, call, arg) -> bool:
-        """``arg`` is a value of a TensorFlow op that takes a tensor there as well as a number."""
-        name = self.context.tf_call(call)
-        if name is None or name.path in NOT_TENSOR or name.path.startswith(NOT_TENSOR_PREFIXES):
-            return False
-        module, _, leaf = name.path.rpartition(".")
-        if module not in VALUE_MODULES or leaf in STATIC_FIRST:
-            return False
-        if arg.keyword is not None:
-            return arg.keyword.value in VALUE_KEYWORDS
-        position = [a for a in call.args if a.keyword is None].index(arg)
-        return position == 0 or (position == 1 and name.path in BINARY)
+        if owner is None or type(owner.node) is not cst.FunctionDef:
+            return
+        key, use = (id(owner.node), node.value), number_use(self.context, node)
+        if type(use) is cst.Name:
+            local = self.context.owner(use.value)
+            use = (id(local.node), use.value) if type(getattr(local, "node", None)) is cst.FunctionDef else PYTHON_VALUE
+        if use is PYTHON_VALUE:
+            self.uses[key] = PYTHON_VALUE
+        elif use is not None and self.uses.get(key) is not PYTHON_VALUE:
+            self.uses.setdefault(key, set()).add(use)
 
     def visit_Call(self, node: cst.Call) -> None:
         parent, scope = self.context.parent, self.context.scope
@@ -227,7 +179,7 @@ class FunctionRetraced(Rule):
         seen, stack = {key}, [key]
         while stack:
             uses = self.uses.get(stack.pop(), frozenset())
-            if uses is PYTHON:
+            if uses is PYTHON_VALUE:
                 return True
             stack.extend(uses - seen)
             seen |= uses
@@ -236,7 +188,7 @@ class FunctionRetraced(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         for callee, where, arg, message, mode in self.passed:
             function = self.defs.get(self.traced.get(callee))
-            parameter = function and _parameter(function.params, where)
+            parameter = function and bound_parameter(function.params, where)
             if parameter and not self._as_python_value((id(function), parameter)):
                 self.report(arg, message, when=_in_eager(mode))
         for place, name, report_node, message, mode, scope in self.created:
@@ -247,14 +199,6 @@ class FunctionRetraced(Rule):
                     name is None or (scope, name) in self.called)
             if called:
                 self.report(report_node, message, when=_in_eager(mode))
-
-
-def _parameter(params: cst.Parameters, where):
-    """The name of the parameter that a positional index or a keyword binds, if certain."""
-    if type(where) is str:
-        return where if any(p.name.value == where for p in (*params.params, *params.kwonly_params)) else None
-    positional = (*params.posonly_params, *params.params)
-    return positional[where].name.value if where < len(positional) else None
 
 
 def _in_body(statement, function) -> bool:
