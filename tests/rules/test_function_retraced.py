@@ -252,5 +252,8 @@ def test_retraced_per_python_number_even_with_reduce_retracing(tf):
 def test_the_fixture_traces_per_step(tf):
     wrong = load_module(FOLDER / "bad.py").main()
     right = load_module(FOLDER / "good.py").main()
-    assert wrong == {"scale": 6 + 2, "shift": 6, "smooth": 6, "offset": 1 + 2}
-    assert right == {"scale": 1 + 2, "shift": 1, "smooth": 1, "offset": 1 + 2}
+    assert wrong == {"scale": 6 + 2, "shift": 6, "smooth": 6, "offset": 1 + 2, "squash": 3}
+    assert right == {"scale": 1 + 2, "shift": 1, "smooth": 1, "offset": 1 + 2, "squash": 3}
+    # the near miss: a tensor in place of the Python number would not even trace
+    with pytest.raises(TypeError, match="list indices must be integers"):
+        load_module(FOLDER / "good.py").squash(tf.ones([3]), tf.constant(1))
