@@ -98,6 +98,7 @@ BLOCK = TF + "LAYERS = [abs, abs]\n@tf.function\ndef block(x, i):\n    {body}\n"
     "return tf.one_hot(x, depth=i)",
     "return tf.reduce_sum(x, axis=i)",
     "return tf.reduce_sum(x, i)",
+    "return tf.add(*[x], i)",
     "return tf.identity(x, name=str(i))",
     "return tf.identity(x, name=f'block_{i}')",
     "return x * int(i)",

@@ -257,7 +257,8 @@ def _sequence(context, expr) -> bool:
 def _tensor_argument(context, call: cst.Call, arg: cst.Arg) -> bool:
     """``arg`` is a value of a TensorFlow op that takes a tensor there as well as a number."""
     name = context.tf_call(call)
-    if name is None or name.path in NOT_TENSOR or name.path.startswith(NOT_TENSOR_PREFIXES):
+    if (name is None or name.path in NOT_TENSOR or name.path.startswith(NOT_TENSOR_PREFIXES)
+            or any(a.star for a in call.args)):
         return False
     module, _, leaf = name.path.rpartition(".")
     if module not in _VALUE_MODULES or leaf in _STATIC_FIRST:
