@@ -77,6 +77,85 @@ def test_near_misses_of_python_numbers(loop):
     assert lint(SCALE + "def plain(x, i):\n    return x\n" + loop) == []
 
 
+BLOCK = TF + "LAYERS = [abs, abs]\n@tf.function\ndef block(x, i):\n    {body}\n"  # 4 lines, and the body
+
+
+@pytest.mark.parametrize("body", [
+    # deliberate specialisation: the number is read as a Python value, one trace per value is wanted
+    "return LAYERS[i](x)",
+    "return x[:, i]",
+    "return x[:i + 1] * 2",
+    "return x * x[2 * i]",
+    "for _ in range(i):\n        x = x * 2\n    return x",
+    "return x * len(range(i))",
+    "if i == 0:\n        return x\n    return x * 2",
+    "while i > 0:\n        x, i = x * 2, i - 1\n    return x",
+    "return x * (i > 3)",
+    "return x if i else -x",
+    "return x + tf.zeros([i])",
+    "return x + tf.zeros(i)",
+    "return x * tf.range(i)",
+    "return tf.one_hot(x, depth=i)",
+    "return tf.reduce_sum(x, axis=i)",
+    "return tf.reduce_sum(x, i)",
+    "return tf.add(*[x], i)",
+    "return tf.identity(x, name=str(i))",
+    "return tf.identity(x, name=f'block_{i}')",
+    "return x * int(i)",
+    "return x * i.real",
+    "return x * float('%d' % i)",
+    "return tf.constant([1.0] * i)",
+    "return LAYERS[i % 2](x)",
+    "return helper(x, i)",
+    "tf.print(i)\n    return x",
+    "j = 2 * i + 1\n    return x[j]",
+    "j = i\n    j += 1\n    return tf.zeros([j])",
+    "return tf.map_fn(lambda r: r * i, x)",
+    "def inner(y):\n        return y * 2 if i else y\n    return inner(x)",
+])
+def test_near_misses_a_number_read_as_a_python_value(body):
+    source = BLOCK.format(body=body) + "def helper(x, i):\n    return x\nfor i in range(n):\n    x = block(x, i)\n"
+    assert lint(source) == []
+
+
+@pytest.mark.parametrize("body, line", [
+    # the number is read only where a tensor serves as well: the retrace is pure cost
+    ("return x * i", 0),
+    ("return x * tf.cast(i, tf.float32)", 0),
+    ("return tf.add(x, i)", 0),
+    ("return tf.math.maximum(x, y=i)", 0),
+    ("return x - 0.1 * 0.9 ** i", 0),
+    ("lr = 0.1 * 0.9 ** i\n    return x * lr", 1),
+    ("y = x\n    y += -i\n    return y", 2),
+    ("return x, i", 0),
+    ("return x", 0),  # not read at all: still one trace per value
+])
+def test_a_number_read_only_as_a_tensor_would_be(body, line):
+    source = BLOCK.format(body=body) + "for i in range(n):\n    x = block(x, i)\n"
+    assert lint(source) == [(7 + line, 18, "TFE703")]
+    assert lint(source.replace("x = block(x, i)", "x = block(i=i, x=x)")) == [(7 + line, 17, "TFE703")]
+
+
+def test_only_the_parameter_that_gets_the_number_counts():
+    source = TF + "@tf.function\ndef block(x, i, k=0):\n    return x[k] * i\n"
+    assert lint(source + "for i in range(n):\n    block(x, i)\n") == [(6, 14, "TFE703")]
+    assert lint(source + "for i in range(n):\n    block(x, 2, k=i)\n") == []
+    assert lint(source + "for i in range(n):\n    block(x, 2, i)\n") == []
+    variadic = TF + "@tf.function\ndef block(x, *args, **kwargs):\n    return x\n"
+    assert lint(variadic + "for i in range(n):\n    block(x, i)\n    block(x, k=i)\n") == []
+
+
+@pytest.mark.parametrize("definition", [
+    # the body is out of sight: imported, or a lambda
+    TF + "from layers import g\nscale = tf.function(g)\n",
+    TF + "import layers\nscale = tf.function(layers.g)\n",
+    TF + "scale = tf.function(lambda x, f: x * f)\n",
+    TF + "def g(x, f):\n    return x * f\ng = other\nscale = tf.function(g)\n",
+])
+def test_silent_when_the_body_is_not_visible(definition):
+    assert lint(definition + "for i in range(n):\n    scale(x, i)\n") == []
+
+
 @pytest.mark.parametrize("definition", [
     TF + "@tf.function(input_signature=[tf.TensorSpec([]), tf.TensorSpec([])])\ndef scale(x, f):\n    return x * f\n",
     TF + "def g(x, f):\n    return x * f\nscale = tf.function(g, input_signature=[tf.TensorSpec([])] * 2)\n",
@@ -174,5 +253,8 @@ def test_retraced_per_python_number_even_with_reduce_retracing(tf):
 def test_the_fixture_traces_per_step(tf):
     wrong = load_module(FOLDER / "bad.py").main()
     right = load_module(FOLDER / "good.py").main()
-    assert wrong == {"scale": 6 + 2, "shift": 6, "smooth": 6, "offset": 1 + 2}
-    assert right == {"scale": 1 + 2, "shift": 1, "smooth": 1, "offset": 1 + 2}
+    assert wrong == {"scale": 6 + 2, "shift": 6, "smooth": 6, "offset": 1 + 2, "squash": 3}
+    assert right == {"scale": 1 + 2, "shift": 1, "smooth": 1, "offset": 1 + 2, "squash": 3}
+    # the near miss: a tensor in place of the Python number would not even trace
+    with pytest.raises(TypeError, match="list indices must be integers"):
+        load_module(FOLDER / "good.py").squash(tf.ones([3]), tf.constant(1))
