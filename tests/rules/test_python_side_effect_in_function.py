@@ -27,9 +27,10 @@ def severities(source):
     ("    log[0] = x\n", 5),
     ("    log[0] += x\n", 5),
     ("    y = [log.append(v) for v in (x, x)]\n", 10),
-    # global assignment (also under a test other than `is None`)
+    # global assignment (also under a test of another name), a container changed under one
     ("    global log\n    log = [x]\n", 5),
-    ("    global log\n    if log is not None:\n        log = [x]\n", 9),
+    ("    global log\n    if flag:\n        log = [x]\n", 9),
+    ("    if x is not None:\n        log.append(x)\n", 9),
     # Python random draws, frozen at trace time
     ("    return x + random.random()\n", 16),
     ("    return x + np.random.rand()\n", 16),
@@ -113,7 +114,11 @@ def test_random_message_suggests_tf_random():
     HEAD + FUNCTION + "    global log\n    return log[0]\n",
     HEAD + "from mylib import print\n" + FUNCTION + "    print(x)\n",
     HEAD + "from mylib import random as rnd\n" + FUNCTION + "    return rnd.random()\n",
-    # state made on the first trace only, on purpose: a variable, or under `if name is None:`
+    # state made on the first trace only, on purpose: a variable, or under an `if` testing the name
+    HEAD + "cache = {}\n" + FUNCTION + "    if not cache:\n        cache['spec'] = x.shape\n    return x\n",
+    HEAD + "cache = {}\n" + FUNCTION + "    if 'k' not in cache:\n        cache['k'] = 1\n    return x\n",
+    HEAD + "seen = []\n" + FUNCTION + "    if len(seen) == 0 and x is not None:\n        seen.append(x.dtype)\n"
+           "    return x\n",
     HEAD + "v = None\n" + FUNCTION + "    global v\n    if v is None:\n        v = tf.Variable(1.0)\n    return v * x\n",
     HEAD + "model = None\n" + FUNCTION + "    global model\n    if model is None:\n        model = make()\n    return x\n",
     HEAD + "slots = {}\n" + FUNCTION + "    slots['m'] = tf.Variable(0.0)\n    log.append(tf.Variable(x))\n",

@@ -27,14 +27,15 @@ Known problems: only the innermost function counts: a helper called from a
 binding of its name, outside the function, is a list / dict / set display,
 comprehension, ``list()`` / ``dict()`` / ``set()`` or ``collections.*`` call;
 attributes (``self.history.append``) are not.  Storing a ``tf.Variable(...)``
-and assigning under ``if name is None:`` are not reported: creating state on
-the first trace only is the documented way to make it once.  Constructors of random
+and changing a name under an ``if`` that tests it (``if name is None:``, ``if not
+cache:``, ``if key not in cache:``) are not reported: creating state on the
+first trace only is the documented way to make it once, and code that fills a
+structure while tracing on purpose guards it that way.  Constructors of random
 generators (``np.random.default_rng``) and seeding are not reported.
 """
 import libcst as cst
 
 from ..analysis.loops import is_builtin
-from ..analysis.syntax import is_none
 from ..rule import INFO, WARNING, Rule, per_mode
 
 MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "pop", "remove", "clear", "discard",
@@ -87,7 +88,8 @@ class PythonSideEffectInFunction(Rule):
         if is_builtin(self.context, func, "print"):
             self._report(node, "print", severity=per_mode(None, F=INFO, F0=INFO))
         elif isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and isinstance(func.value, cst.Name):
-            if self._outer_container(func.value) and not any(self._creates_variable(a.value) for a in node.args):
+            if (self._outer_container(func.value) and not self._lazy(func.value.value)
+                    and not any(self._creates_variable(a.value) for a in node.args)):
                 code = self.context.module.code_for_node(func)
                 self._report(node, "mutate", code=code + "(...)", name=func.value.value)
         else:
@@ -123,14 +125,12 @@ class PythonSideEffectInFunction(Rule):
         return getattr(self.context.tf_call(value), "leaf", "") == "Variable"
 
     def _lazy(self, name: str) -> bool:
-        """Under ``if name is None:``: built once, on the first trace, on purpose."""
+        """Under an ``if`` that tests ``name`` itself (``if name is None:``, ``if not cache:``,
+        ``if key not in cache:``): filled once, on the first trace, on purpose."""
         for node in reversed(self.context.ancestors):
             if isinstance(node, (cst.FunctionDef, cst.Lambda)):
                 return False
-            test = getattr(node, "test", None) if isinstance(node, cst.If) else None
-            if (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == name
-                    and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Is)
-                    and is_none(test.comparisons[0].comparator)):
+            if isinstance(node, cst.If) and name in _tested_names(node.test):
                 return True
         return False
 
@@ -143,7 +143,7 @@ class PythonSideEffectInFunction(Rule):
             if kind is not None and not self._lazy(target.value):
                 self._report(target, "global", kind=kind, name=target.value)
         elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-            if self._outer_container(target.value):
+            if self._outer_container(target.value) and not self._lazy(target.value.value):
                 code = self.context.module.code_for_node(target)
                 self._report(target, "mutate", code=code + " = ...", name=target.value.value)
 
@@ -169,3 +169,18 @@ class PythonSideEffectInFunction(Rule):
         if isinstance(func, cst.Name) and func.value in ("list", "dict", "set"):
             return self.context.owner(func.value, binding.scope) is None and not binding.scope.module().star_import
         return (self.context.qualname(func, binding.scope) or "").startswith("collections.")
+
+
+def _tested_names(test: cst.BaseExpression) -> set:
+    """The plain names an ``if`` test reads through ``not``, ``and`` / ``or``, comparisons and calls."""
+    if isinstance(test, cst.Name):
+        return {test.value}
+    if isinstance(test, cst.UnaryOperation):
+        return _tested_names(test.expression)
+    if isinstance(test, cst.BooleanOperation):
+        return _tested_names(test.left) | _tested_names(test.right)
+    if isinstance(test, cst.Comparison):
+        return _tested_names(test.left).union(*(_tested_names(c.comparator) for c in test.comparisons))
+    if isinstance(test, cst.Call):
+        return set().union(*(_tested_names(a.value) for a in test.args))
+    return set()
