@@ -238,11 +238,15 @@ def test_near_misses(source):
     assert lint(source) == []
 
 
-def test_a_file_without_a_tensorflow_import_is_not_linted():
+def test_a_file_that_imports_only_keras_is_linted():
     source = "import keras\nmodel = keras.Sequential([keras.layers.Dense(3)])\n" \
              "model.compile('adam', 'categorical_crossentropy')\n"
-    assert lint(source) == []
+    assert lint(source) == [(3, 23, "TFE407")]
     assert lint("import tensorflow as tf\n" + source) == [(4, 23, "TFE407")]
+    assert lint(source.replace("import keras\n", "import tf_keras as keras\n")) == [(3, 23, "TFE407")]
+    # no compile, or a name that is not Keras: nothing
+    assert lint("import keras\nmodel = keras.Sequential([keras.layers.Dense(3)])\nmodel.summary()\n") == []
+    assert lint(source.replace("import keras\n", "import keras_core_lookalike as keras\n")) == []
 
 
 def test_no_fix_is_offered():
