@@ -93,6 +93,23 @@ def last_activation(context: "Context", layers: Sequence[cst.BaseElement]) -> Op
     return None
 
 
+def model_use(context: "Context", node: cst.Name) -> Optional[str]:
+    """How the name of a model is used at ``node``: None (bound there, or not the model: a keyword,
+    an attribute), ``"read"`` (a method or attribute that leaves its layers as they are), ``"add"`` or
+    ``"compile"`` (called), ``"method"`` (any other attribute) or ``"value"`` (handed on)."""
+    ancestors = context.ancestors
+    parent = ancestors[-2]
+    if (isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.Arg) and parent.keyword is node
+            or isinstance(parent, cst.Attribute) and parent.attr is node):
+        return None
+    if not isinstance(parent, cst.Attribute):
+        return "value"
+    attr = parent.attr.value
+    if attr in ("add", "compile") and type(ancestors[-3]) is cst.Call and ancestors[-3].func is parent:
+        return attr
+    return "read" if attr in MODEL_READS else "method"
+
+
 def takes_logits(context: "Context", expr: cst.BaseExpression) -> Optional[bool]:
     """False for a cross-entropy loss that takes probabilities, True for one told it gets logits
     (``from_logits=True``), None for anything else."""
@@ -161,26 +178,26 @@ class Outputs:
                 key = (id(self.context.owner(target.value)), target.value)
                 self.last[key] = (self.block(), self.output(node.value))
 
-    def of_model(self, call: cst.Call) -> Optional[List[Output]]:
+    def of_model(self, call: cst.Call) -> Tuple[Optional[List[Output]], bool]:
         """The outputs of a ``Sequential([...])`` or functional ``Model(inputs, outputs)`` call
-        (None: not one, or its outputs are not a known list)."""
+        (None: not one, or its outputs are not a known list), and whether it is a Sequential."""
         path = keras_path(self.context, call.func)
         if path not in MODELS or has_star_args(call):
-            return None
+            return None, False
         if path.endswith("Sequential"):
             layers = call_arg(call, 0, "layers")
             layers = follow(self.context, layers.value) if layers is not None else cst.List([])
             if not isinstance(layers, (cst.List, cst.Tuple)):
-                return [UNKNOWN]
-            return [(None, last_activation(self.context, layers.elements))] if layers.elements else []
+                return [UNKNOWN], True
+            return [(None, last_activation(self.context, layers.elements))] if layers.elements else [], True
         found = call_arg(call, 1, "outputs")
         found = follow(self.context, found.value) if found is not None else None
         if found is None:
-            return None
+            return None, False
         elements = found.elements if isinstance(found, (cst.List, cst.Tuple)) else [cst.Element(found)]
         if any(isinstance(e, cst.StarredElement) for e in elements):
-            return None
-        return [self.output(e.value) for e in elements]
+            return None, False
+        return [self.output(e.value) for e in elements], False
 
     def rebound(self, name: str) -> None:
         self.last[(id(self.context.owner(name)), name)] = (None, UNKNOWN)

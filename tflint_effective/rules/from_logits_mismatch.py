@@ -43,8 +43,8 @@ or ``tf_keras`` are read like the others.
 """
 import libcst as cst
 
-from ..analysis.keras_models import LINEAR, MODEL_READS, PASS, SIGMOID, SOFTMAX, Outputs, keras_path
-from ..analysis.keras_models import layer_activation, losses_per_output, takes_logits
+from ..analysis.keras_models import LINEAR, PASS, SIGMOID, SOFTMAX, Outputs, layer_activation, losses_per_output
+from ..analysis.keras_models import model_use, takes_logits
 from ..analysis.syntax import call_arg, has_star_args
 from ..rule import WARNING, Rule
 
@@ -93,21 +93,15 @@ class FromLogitsMismatch(Rule):
             self.outputs.rebound(node.target.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        value, target = node.value, node.targets[0].target
-        self._model(node, value, target)
-        self.outputs.assigned(node)
-
-    def _model(self, node: cst.Assign, value, target) -> None:
         """Remember a name bound once to ``Sequential([...])`` or to ``Model(inputs, outputs)``."""
-        if len(node.targets) != 1 or not isinstance(target, cst.Name) or type(value) is not cst.Call:
-            return
-        outputs = self.outputs.of_model(value)
-        if outputs is None or len(self.context.bindings(target.value) or ()) != 1:
-            return
-        sequential = keras_path(self.context, value.func).endswith("Sequential")
-        key = (id(self.context.owner(target.value)), target.value)
-        self.models[key] = _Model(self.outputs.block(), outputs, sequential)
-        self.names.add(target.value)
+        target = node.targets[0].target
+        if len(node.targets) == 1 and isinstance(target, cst.Name) and type(node.value) is cst.Call:
+            outputs, sequential = self.outputs.of_model(node.value)
+            if outputs is not None and len(self.context.bindings(target.value) or ()) == 1:
+                key = (id(self.context.owner(target.value)), target.value)
+                self.models[key] = _Model(self.outputs.block(), outputs, sequential)
+                self.names.add(target.value)
+        self.outputs.assigned(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -149,19 +143,9 @@ class FromLogitsMismatch(Rule):
 
     def visit_Name(self, node: cst.Name) -> None:
         """Other uses of a model: a method that may change its layers, or any use before it is compiled."""
-        if node.value not in self.names:
-            return
-        model = self.models.get((id(self.context.owner(node.value)), node.value))
-        ancestors = self.context.ancestors
-        parent = ancestors[-2]
-        if model is None or (isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.Arg)
-                             and parent.keyword is node or isinstance(parent, cst.Attribute) and parent.attr is node):
-            return
-        if isinstance(parent, cst.Attribute):
-            called = type(ancestors[-3]) is cst.Call and ancestors[-3].func is parent
-            if not (parent.attr.value in MODEL_READS or called and parent.attr.value in ("add", "compile")):
-                model.poisoned = True
-        elif not model.compiled:
+        model = self.models.get((id(self.context.owner(node.value)), node.value)) if node.value in self.names else None
+        use = model_use(self.context, node) if model is not None else None
+        if use == "method" or use == "value" and not model.compiled:
             model.poisoned = True
 
     def leave_Module(self, node: cst.Module) -> None:
