@@ -191,10 +191,10 @@ class Outputs:
                 return [UNKNOWN], True
             return [(None, last_activation(self.context, layers.elements))] if layers.elements else [], True
         found = call_arg(call, 1, "outputs")
-        found = follow(self.context, found.value) if found is not None else None
         if found is None:
             return None, False
-        elements = found.elements if isinstance(found, (cst.List, cst.Tuple)) else [cst.Element(found)]
+        listed = follow(self.context, found.value)  # ``outputs = [a, b]`` bound once
+        elements = listed.elements if isinstance(listed, (cst.List, cst.Tuple)) else [cst.Element(found.value)]
         if any(isinstance(e, cst.StarredElement) for e in elements):
             return None, False
         return [self.output(e.value) for e in elements], False
