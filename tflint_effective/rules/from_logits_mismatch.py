@@ -8,38 +8,35 @@ or ``"linear"``) outputs logits; a probability loss clips them into
 ``[1e-7, 1 - 1e-7]`` (the categorical one first divides them by their sum), so
 every logit outside that range gets no gradient (measured on TF 2.21 / Keras 3:
 the fixture's 4-class problem, trained 10 epochs, stays at loss ln 4 = 1.386
-and 33% accuracy, against 0.06 and 98% with ``from_logits=True``).  The reverse, a last
-``softmax`` / ``sigmoid`` (``activation=``, an ``Activation`` or ``Softmax``
-layer) with ``from_logits=True``, applies the activation twice: Keras 3 warns
-at run time (``received `from_logits=True`, but the `output` argument was
-produced by a Softmax activation``) and falls back to the layer's input only
-when it recognises the op that matches the loss; say it before the run.
-Either correction works: ``from_logits=True`` with a linear last layer (the
-stabler one), or a softmax / sigmoid last layer with the default loss.
+and 33% accuracy, against 0.06 and 98% with ``from_logits=True``; the same
+with a ``Dropout`` after the last ``Dense``).  The reverse, a last ``softmax``
+/ ``sigmoid`` (``activation=``, an ``Activation`` or ``Softmax`` layer) with
+``from_logits=True``, applies the activation twice: Keras 3 warns at run time
+(``received `from_logits=True`, but the `output` argument was produced by a
+Softmax activation``) and falls back to the layer's input only when it
+recognises the op that matches the loss; say it before the run.  Either
+correction works: ``from_logits=True`` with a linear last layer (the stabler
+one), or a softmax / sigmoid last layer with the default loss.
 
-Severity: warning in every mode (``tf.keras`` is the same in TF1 and TF2
-code).  Not an error: a binary cross-entropy on a linear output still trains
-on the outputs that land inside ``(0, 1)`` (measured: 99% accuracy on a simple
-problem), and Keras repairs the reverse case when it recognises the op.
+Severity: warning in every mode (``tf.keras`` is the same in TF1 and TF2 code),
+not an error: a binary cross-entropy on a linear output still trains on the
+outputs inside ``(0, 1)`` (measured: 99% accuracy on a simple problem).
 
-Fix safety: none offered; which correction is meant (and that training
-changes) is the user's decision.
+Fix safety: none offered; which correction is meant is the user's decision.
 
-Known problems: only models built in the module itself are seen: a name bound
-once to ``Sequential([...])`` (then ``.add(layer)`` statements in the same
-block), or to a functional ``Model(inputs, outputs)`` whose outputs come out of
-layer calls (``Dense(n)(x)``).  A name bound more than once (``x = Dense(n)(x)``)
-is followed only when every binding is a plain assignment in that scope and the
-last one sits in the block of the statement that reads it (no branch or loop
-between).  Layers that keep logits logits and probabilities probabilities
-(``Dropout``, ``Flatten``, ``Reshape``, ``GaussianNoise``,
-``ActivityRegularization``) are looked through; any other layer than ``Dense``
-/ ``ConvND`` / ``Activation`` / ``Softmax`` ends the search, silently.
-Subclassed models, models built by helpers, dict outputs and losses wrapped in
-functions are not seen, and a model used otherwise than through
-``add``/``compile``/``fit``-like methods before it is compiled (passed to a
-function, its ``layers`` read) is skipped.  Files that import only ``keras``
-or ``tf_keras`` are read like the others.
+Known problems: only models built in the module are seen: a name bound once to
+``Sequential([...])`` (then ``.add(layer)`` statements in its block) or to a
+functional ``Model(inputs, outputs)`` whose outputs come out of layer calls.  An
+output name bound more than once (``x = Dense(n)(x)``) is followed only when
+every binding is a plain assignment in that scope and the last one sits in the
+block of the ``Model(...)`` statement (no branch or loop between).  Layers that
+only reshape or perturb (``Dropout``, ``Flatten``, ``Reshape``,
+``GaussianNoise``, ``ActivityRegularization``) are looked through; any other
+than ``Dense`` / ``ConvND`` / ``Activation`` / ``Softmax`` ends the search.
+Subclassed models, models built by helpers, dict outputs, losses wrapped in
+functions, and a model used otherwise than by ``add``/``compile``/``fit``-like
+methods before it is compiled (passed to a function, its ``layers`` read) are
+not followed.  Files that import only ``keras`` or ``tf_keras`` are read too.
 """
 import libcst as cst
 
