@@ -347,6 +347,21 @@ def test_a_file_that_imports_only_keras_is_linted():
     assert lint(source) == [(3, 23, "TFE407")]
     assert lint("import tensorflow as tf\n" + source) == [(4, 23, "TFE407")]
     assert lint(source.replace("import keras\n", "import tf_keras as keras\n")) == [(3, 23, "TFE407")]
+    from_imports = dedent("""\
+        from keras.layers import Dense, Dropout, Input
+        from keras.models import Model
+        from keras.losses import BinaryCrossentropy
+        inputs = Input((4,))
+        x = Dense(8, activation="relu")(inputs)
+        x = Dense(1, activation="sigmoid")(x)
+        x = Dropout(0.1)(x)
+        model = Model(inputs, x)
+        model.compile(optimizer="adam", loss=BinaryCrossentropy(from_logits=True))
+    """)
+    assert lint(from_imports) == [(9, 38, "TFE407")]
+    legacy = from_imports.replace("from keras", "from tf_keras")
+    assert lint(legacy) == [(9, 38, "TFE407")]
+    assert lint(from_imports.replace("(from_logits=True)", "()")) == []
     # no compile, or a name that is not Keras: nothing
     assert lint("import keras\nmodel = keras.Sequential([keras.layers.Dense(3)])\nmodel.summary()\n") == []
     assert lint(source.replace("import keras\n", "import keras_core_lookalike as keras\n")) == []

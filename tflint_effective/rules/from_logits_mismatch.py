@@ -112,10 +112,9 @@ class FromLogitsMismatch(Rule):
         if owner is not self.context.scope:  # compiled or changed in another function
             model.poisoned = True
         elif func.attr.value == "add":  # an add statement in the block that binds the model
-            ancestors = self.context.ancestors
             layer = call_arg(node, 0, "layer")
             if (model.compiled or not model.sequential or layer is None or has_star_args(node)
-                    or type(ancestors[-2]) is not cst.Expr or ancestors[-4] is not model.block):
+                    or type(self.context.parent) is not cst.Expr or self.outputs.block() is not model.block):
                 model.poisoned = True
             else:
                 found = layer_activation(self.context, layer.value)
