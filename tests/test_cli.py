@@ -145,10 +145,10 @@ def test_show_suppressed_lists_what_was_silenced_and_why(workdir, capsys):
 
 def test_unknown_codes_in_suppressions_are_warned_about(workdir, capsys):
     (workdir / "s.py").write_text("import tensorflow as tf\n"
-                                  "# tflint-effective: disable=TFE9\n"
+                                  "# tflint-effective: disable=TFE99\n"
                                   "s = tf.reduce_sum(x * y)  # noqa: TFE999, E501\n")
     assert run(capsys, "check", "s.py") == (1, f"s.py:3:5: TFE101 [warning] {M101}\n", (
-        "s.py:2: warning: TFE9 in a suppression comment is not a rule code\n"
+        "s.py:2: warning: TFE99 in a suppression comment is not a rule code\n"
         "s.py:3: warning: TFE999 in a suppression comment is not a rule code\n"
         "1 finding (0 fixable) in 1 file\n"))
 

@@ -375,3 +375,59 @@ class TracedProbe(Rule):
 def test_in_tf_function(source, expected):
     settled = analyse(cst.parse_module(source), "<probe>", [TracedProbe])
     assert [report.node.args[0].value.value for report, _ in settled] == expected
+
+
+# -- RLlib's try_import_tf: the single value is compat.v1 with v2 behaviour disabled (graph mode);
+#    the tuple gives compat.v1, TensorFlow of either version and the version: no mode signal.
+RAY = "from ray.rllib.utils.framework import try_import_tf\n"
+
+
+@pytest.mark.parametrize("source, expected", [
+    (RAY + "tf = try_import_tf()\ndef f():\n    probe(1)\n", ["G"]),
+    ("from ray.rllib.utils import try_import_tf\ntf = try_import_tf(error=True)\nprobe(1)\n", ["G"]),
+    ("from ray.rllib.utils import try_import_tf\ntf = try_import_tf()\ntf.enable_eager_execution()\nprobe(1)\n",
+     ["E"]),
+    (RAY + "tf1, tf, tfv = try_import_tf()\nprobe(tf.ones([2]))\nprobe(tf1.ones([2]))\n", ["E", "E"]),
+    # a function of another module named the same is not RLlib's
+    ("import tensorflow as tf\nfrom mylib import try_import_tf\ntf1 = try_import_tf()\nprobe(1)\n", ["E"]),
+])
+def test_try_import_tf_modes(source, expected):
+    assert modes(source) == expected
+
+
+@pytest.mark.parametrize("source, expected", [
+    (RAY + "tf = try_import_tf()\nprobe(tf.ones([2]))\n", [True]),
+    (RAY + "tf1, tf, tfv = try_import_tf()\nprobe(tf.ones([2]))\nprobe(tf1.ones([2]))\nprobe(tfv.ones([2]))\n",
+     [True, True, False]),
+    (RAY + "tf1, *rest = try_import_tf()\nprobe(tf1.ones([2]))\n", [False]),
+    (RAY + "tf = try_import_tf()\ntf = other\nprobe(tf.ones([2]))\n", [False]),
+    ("from mylib import try_import_tf\ntf = try_import_tf()\nprobe(tf.ones([2]))\n", [False]),
+    ("from mylib import try_import_tf\ntf1, tf, v = try_import_tf()\nprobe(tf.ones([2]))\n", [False]),
+])
+def test_try_import_tf_names(source, expected):
+    assert tensors(source) == expected
+
+
+def test_try_import_tf_resolves_to_compat_v1():
+    from tfe_testing import findings
+    source = RAY + "tf = try_import_tf()\ny = tf.log(tf.nn.softmax(x))\n"
+    assert findings(source, ["TFE402"]) == [(3, 5, "TFE402")]
+    # the file spells no "tensorflow": the prefilter must still let it through
+    assert "tensorflow" not in source
+
+
+# -- attributes of an instance of a class of the module
+CLASS = TF + "class A:\n    def __init__(self, x):\n        self.p = tf.nn.softmax(x)\n"
+
+
+@pytest.mark.parametrize("source, expected", [
+    (CLASS + "a = A(x)\nprobe(a.p)\n", [True]),
+    (CLASS + "def f(x):\n    a = A(x)\n    probe(a.p)\n", [True]),
+    (CLASS + "a = A(x)\na = None\nprobe(a.p)\n", [False]),
+    (CLASS + "a = A(x)\na.p = 1.0\nprobe(a.p)\n", [False]),
+    (CLASS + "    def reset(self):\n        self.p = None\na = A(x)\nprobe(a.p)\n", [False]),
+    (CLASS + "    p = None\na = A(x)\nprobe(a.p)\n", [False]),
+    (TF + "from m import A\na = A(x)\nprobe(a.p)\n", [False]),
+])
+def test_instance_attributes(source, expected):
+    assert tensors(source) == expected

@@ -73,3 +73,42 @@ def test_fixture_cross_entropy_is_inf_or_nan_where_log_softmax_is_exact(tf):
     assert 0 < bad["guarded"].numpy()[0] < 10  # finite, but log(1e-8) is not -200
     for name in good:
         assert np.isfinite(good[name].numpy()).all(), name
+
+
+@pytest.mark.parametrize("source, column", [
+    ("import tensorflow as tf\nprobs = tf.keras.layers.Dense(10, activation='softmax')(x)\n"
+     "loss = -tf.reduce_sum(y * tf.math.log(probs), axis=1)\n", 9),
+    ("import tensorflow as tf\nprobs = tf.keras.layers.Dense(10, activation=tf.nn.softmax)(x)\n"
+     "loss = tf.reduce_mean(-tf.reduce_sum(y * tf.log(probs), axis=1))\n", 24),
+    ("import tensorflow as tf\nh = tf.layers.dense(x, 10, activation=tf.nn.softmax)\n"
+     "loss = -tf.reduce_sum(y * tf.log(h + 1e-10), axis=1)\n", 9),
+    ("import tensorflow as tf\nclass M:\n    def __init__(self, x):\n        self.p = tf.nn.softmax(x)\n"
+     "    def loss(self, y):\n        return -tf.reduce_sum(y * tf.math.log(self.p), axis=1)\n", 17),
+])
+def test_softmax_activations_and_attributes_are_reported_without_a_fix(source, column):
+    line = source.count("\n")
+    assert findings(source, ["TFE403"]) == [(line, column, "TFE403")]
+    assert findings(source, ["TFE402"]) == []
+    assert fixed(source, ["TFE403"]) == source
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\nprobs = tf.keras.layers.Dense(10, activation='relu')(x)\n"
+    "loss = -tf.reduce_sum(y * tf.math.log(probs), axis=1)\n",
+    "import tensorflow as tf\nprobs = tf.keras.layers.Dense(10, activation='sigmoid')(x)\n"
+    "loss = -tf.reduce_sum(y * tf.math.log(probs), axis=1)\n",
+    "import tensorflow as tf\nlayer = tf.keras.layers.Dense(10, activation='softmax')\n"
+    "loss = -tf.reduce_sum(y * tf.math.log(tf.nn.relu(layer(x))), axis=1)\n",
+])
+def test_activation_near_misses(source):
+    assert findings(source, ["TFE402", "TFE403"]) == []
+
+
+def test_fixture_layer_cross_entropy_is_inf_where_the_logits_form_is_exact(tf):
+    bad = load_module(FIXTURES / "handwritten_cross_entropy" / "bad.py").main()
+    good = load_module(FIXTURES / "handwritten_cross_entropy" / "good.py")
+    assert not np.isfinite(bad["layers"]["by_name"].numpy()[0]) and not np.isfinite(bad["layers"]["by_op"].numpy()[0])
+    assert np.isnan(bad["d_layers"].numpy()[0]).all()
+    assert np.isfinite(bad["layers"]["not_a_softmax"].numpy()).all()
+    corrected = good.keras_layers(tf.constant(good.LOGITS))["by_name"]
+    np.testing.assert_allclose(corrected.numpy()[0], 100.0, rtol=1e-6)

@@ -73,3 +73,42 @@ def test_fixture_log_of_sigmoid_is_minus_inf_where_log_sigmoid_is_exact(tf):
     np.testing.assert_allclose(bad["guarded"].numpy()[0], np.log(1e-7), rtol=1e-3)
     for name in good:
         assert np.isfinite(good[name].numpy()).all(), name
+
+
+@pytest.mark.parametrize("source, column", [
+    ("import tensorflow as tf\ny = tf.log(tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid))\n", 5),
+    ("import tensorflow as tf\ny = tf.log(1 - tf.layers.dense(x, 1, activation=tf.math.sigmoid))\n", 5),
+    ("import tensorflow as tf\np = tf.keras.layers.Dense(1, activation='sigmoid')(x)\ny = tf.math.log(p)\n", 5),
+    ("import tensorflow as tf\nimport keras\ny = tf.math.log(keras.layers.Dense(1, activation=keras.activations.sigmoid)(x))\n", 5),
+    ("import tensorflow as tf\ny = tf.math.log(tf.keras.layers.Activation(tf.nn.sigmoid)(x) + 1e-7)\n", 5),
+    ("import tensorflow as tf\nclass M:\n    def __init__(self, x):\n        self.p = tf.sigmoid(x)\n"
+     "m = M(x)\ny = tf.math.log(1.0 - m.p)\n", 5),
+])
+def test_sigmoid_activations_and_attributes_are_reported_without_a_fix(source, column):
+    line = source.count("\n")
+    assert findings(source, ["TFE404"]) == [(line, column, "TFE404")]
+    assert fixed(source, ["TFE404"]) == source
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\ny = tf.math.log(tf.keras.layers.Dense(1, activation='relu')(x))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.keras.layers.Dense(1, activation=None)(x))\n",
+    "import tensorflow as tf\ndef f(x, act):\n    return tf.math.log(tf.keras.layers.Dense(1, activation=act)(x))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.keras.layers.Dense(1, activation='softmax')(x))\n",
+    "import tensorflow as tf\nd = tf.keras.layers.Dense(1, activation='sigmoid')\ny = tf.math.log(2.0 - d(x))\n",
+])
+def test_sigmoid_activation_near_misses(source):
+    assert findings(source, ["TFE404"]) == []
+
+
+def test_fixture_sigmoid_layers_are_minus_inf_where_log_sigmoid_is_exact(tf):
+    bad = load_module(FIXTURES / "log_of_sigmoid" / "bad.py").main()
+    good = load_module(FIXTURES / "log_of_sigmoid" / "good.py")
+    layers = bad["layers"]
+    assert layers["log_p"].numpy()[0, 0] == -np.inf and np.isnan(bad["d_layers"].numpy()[0])
+    assert layers["log_not_p"].numpy()[3, 0] == -np.inf
+    assert layers["activation"].numpy()[0] == -np.inf
+    assert np.isfinite(layers["linear"].numpy()).all() and np.isfinite(layers["relu"].numpy()).all()
+    corrected = good.keras_layers(tf.constant(good.LOGITS))
+    np.testing.assert_allclose(corrected["log_p"].numpy()[0, 0], -200.0)
+    np.testing.assert_allclose(corrected["log_not_p"].numpy()[3, 0], -20.0, rtol=1e-6)

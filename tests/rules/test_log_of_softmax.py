@@ -94,3 +94,103 @@ def test_a_naive_softmax_under_a_log_converges_to_log_softmax():
     source = "import tensorflow as tf\ny = tf.math.log(tf.exp(x) / tf.reduce_sum(tf.exp(x), -1, keepdims=True))\n"
     assert findings(source, ["TFE401", "TFE402"]) == [(2, 17, "TFE401")]
     assert fixed(source, ["TFE401", "TFE402"]) == "import tensorflow as tf\ny = tf.nn.log_softmax(x, axis=-1)\n"
+
+
+# -- softmax activations of layers, and softmaxes held in attributes (reported, never fixed) --
+KERAS = "import tensorflow as tf\nimport keras\n"
+
+
+@pytest.mark.parametrize("source, column", [
+    ("import tensorflow as tf\nh = tf.layers.dense(x, 10, activation=tf.nn.softmax)\ny = tf.log(h)\n", 5),
+    ("import tensorflow as tf\ny = tf.log(tf.layers.dense(x, 10, tf.nn.softmax))\n", 5),
+    ("import tensorflow as tf\ny = tf.math.log(tf.compat.v1.layers.conv2d(x, 3, 1, activation=tf.math.softmax))\n", 5),
+    (KERAS + "probs = tf.keras.layers.Dense(10, activation='softmax')(x)\ny = tf.math.log(probs)\n", 5),
+    (KERAS + "y = tf.math.log(tf.keras.layers.Dense(10, tf.nn.softmax)(x))\n", 5),
+    (KERAS + "y = tf.math.log(keras.layers.Dense(10, activation=keras.activations.softmax)(x))\n", 5),
+    (KERAS + "y = tf.math.log(keras.layers.Dense(10, activation=tf.keras.activations.softmax, **kw)(x))\n", 5),
+    (KERAS + "from keras.layers import Softmax\ny = tf.math.log(Softmax(axis=1)(x))\n", 5),
+    (KERAS + "y = tf.math.log(tf.keras.layers.Activation('softmax')(x) + 1e-9)\n", 5),
+    (KERAS + "layer = tf.keras.layers.Dense(10, activation='softmax')\ndef f(x):\n    return tf.math.log(layer(x))\n", 12),
+    (KERAS + "class M(tf.keras.Model):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.out = tf.keras.layers.Dense(10, activation='softmax')\n"
+     "    def call(self, x):\n        return tf.math.log(self.out(x))\n", 16),
+])
+def test_softmax_activations_are_reported_without_a_fix(source, column):
+    line = source.count("\n")
+    assert findings(source, TFE402) == [(line, column, "TFE402")]
+    assert fixed(source, TFE402) == source
+
+
+@pytest.mark.parametrize("source", [
+    KERAS + "y = tf.math.log(tf.keras.layers.Dense(10, activation=tf.nn.relu)(x))\n",
+    KERAS + "y = tf.math.log(tf.keras.layers.Dense(10, activation=None)(x))\n",
+    KERAS + "y = tf.math.log(tf.keras.layers.Dense(10)(x))\n",
+    KERAS + "def f(x, act):\n    return tf.math.log(tf.keras.layers.Dense(10, activation=act)(x))\n",
+    KERAS + "y = tf.math.log(tf.keras.layers.Dense(10, *args)(x))\n",
+    # the activation of an LSTM is not applied last
+    KERAS + "y = tf.math.log(tf.keras.layers.LSTM(10, activation='softmax')(x))\n",
+    KERAS + "layer = tf.keras.layers.Dense(10, activation='softmax')\ny = tf.math.log(0.9 * layer(x) + 0.01)\n",
+    KERAS + "layer = tf.keras.layers.Dense(10, activation='softmax')\ny = tf.math.log(tf.nn.relu(layer(x)))\n",
+    KERAS + "layer = tf.keras.layers.Dense(10, activation='softmax')\nlayer = other\ny = tf.math.log(layer(x))\n",
+    "import tensorflow as tf\ny = tf.log(tf.layers.dense(x, 10, activation=tf.nn.sigmoid))\n",
+    "import tensorflow as tf\nfrom mylayers import Dense\ny = tf.math.log(Dense(10, activation='softmax')(x))\n",
+])
+def test_activation_near_misses(source):
+    assert findings(source, TFE402) == []
+
+
+MODEL = """\
+import tensorflow as tf
+class Model:
+    def __init__(self, x):
+        self.p = tf.nn.softmax(x)
+"""
+
+
+@pytest.mark.parametrize("use, line, column", [
+    ("    def log_p(self):\n        return tf.math.log(self.p)\n", 6, 16),
+    ("model = Model(tf.ones([3]))\ny = tf.math.log(model.p)\n", 6, 5),
+    ("model = Model(tf.ones([3]))\ndef f():\n    return tf.math.log(model.p + 1e-9)\n", 7, 12),
+    ("def f(x):\n    model = Model(x)\n    return tf.math.log(model.p)\n", 7, 12),
+])
+def test_a_softmax_held_in_an_attribute(use, line, column):
+    source = MODEL + use
+    assert findings(source, TFE402) == [(line, column, "TFE402")]
+    assert fixed(source, TFE402) == source
+
+
+@pytest.mark.parametrize("use", [
+    # the name is rebound
+    "model = Model(tf.ones([3]))\nmodel = other\ny = tf.math.log(model.p)\n",
+    "def f(model):\n    return tf.math.log(model.p)\n",
+    # the attribute is also assigned a non-softmax, in the class or outside it
+    "    def reset(self):\n        self.p = tf.ones([3])\nmodel = Model(x)\ny = tf.math.log(model.p)\n",
+    "model = Model(x)\nmodel.p = tf.ones([3])\ny = tf.math.log(model.p)\n",
+    "model = Model(x)\nother.p = 1.0\ny = tf.math.log(model.p)\n",
+    "    p = None\nmodel = Model(x)\ny = tf.math.log(model.p)\n",
+    # another class (a subclass may assign p), a class of another module, a decorated class
+    "class Other:\n    pass\nmodel = Other()\ny = tf.math.log(model.p)\n",
+    "from models import Model as Imported\nmodel = Imported(x)\ny = tf.math.log(model.p)\n",
+    "model = Model(x)\ny = tf.math.log(model.q)\n",
+])
+def test_attribute_near_misses(use):
+    assert findings(MODEL + use, TFE402) == []
+
+
+def test_decorated_class_is_not_followed():
+    source = MODEL.replace("class Model:", "@dataclass\nclass Model:") + "model = Model(x)\ny = tf.math.log(model.p)\n"
+    assert findings(source, TFE402) == []
+
+
+def test_fixture_layers_and_attributes_are_minus_inf_where_log_softmax_is_exact(tf):
+    bad = load_module(FIXTURES / "log_of_softmax" / "bad.py").main()
+    good = load_module(FIXTURES / "log_of_softmax" / "good.py")
+    for name in ("by_name", "by_op", "by_keras", "softmax_layer", "activation_layer"):
+        assert bad["layers"][name].numpy()[0].tolist() == [0.0, -np.inf, -np.inf], name
+    assert np.isnan(bad["d_layers"].numpy()[0]).all()
+    for name in ("relu", "linear", "unknown", "smoothed"):
+        assert np.isfinite(bad["layers"][name].numpy()).all(), name
+    for name in ("from_attribute", "from_an_instance"):
+        assert bad[name].numpy()[0].tolist() == [0.0, -np.inf, -np.inf], name
+    corrected = good.keras_layers(tf.constant(good.LOGITS))["by_name"]
+    np.testing.assert_allclose(corrected.numpy()[0], [0.0, -200.0, -205.0])

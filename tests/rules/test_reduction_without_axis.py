@@ -74,3 +74,32 @@ def test_severity_warning_only_where_operands_broadcast(source, expected):
     from tflint_effective.engine.lint import lint_source
 
     assert [d.severity for d in lint_source(source, select=["TFE101"])] == [expected]
+
+
+@pytest.mark.parametrize("source, expected", [
+    # two different tensors (or values of unknown kind) with possibly different shapes: warning
+    ("import tensorflow as tf\ndef f(labels, logits):\n    return tf.reduce_mean(labels - logits)\n", "warning"),
+    ("import tensorflow as tf\nt, u = tf.ones([3]), tf.zeros([3, 1])\ny = tf.reduce_sum(t - u)\n", "warning"),
+    ("import tensorflow as tf\ndef f(p, q):\n    return tf.reduce_sum(p * tf.math.log(q))\n", "warning"),
+    ("import tensorflow as tf\ndef f(p, q):\n    return tf.reduce_sum(p * tf.math.log(p + q))\n", "warning"),
+    ("import tensorflow as tf\ndef f(g, h, lr=0.1):\n    return tf.reduce_sum(g * h * (lr * lr))\n", "warning"),
+    ("import tensorflow as tf\nclass A:\n    def __init__(self, x):\n        self.p = tf.nn.softmax(x)\n"
+     "    def f(self, y):\n        return tf.reduce_sum(y * self.p)\n", "warning"),
+    # a Python number read from a dict or an attribute is no tensor operand: info
+    ("import tensorflow as tf\ndef f(x, cfg):\n    return tf.reduce_sum(x * cfg['eps'])\n", "info"),
+    ("import tensorflow as tf\nclass L:\n    def __init__(self, eps=1e-8):\n        self.eps = eps\n"
+     "    def f(self, loss):\n        return tf.reduce_mean(loss + self.eps)\n", "info"),
+    ("import tensorflow as tf\nclass L:\n    def __init__(self):\n        self.eps = 1e-8\n"
+     "    @tf.function\n    def f(self, loss):\n        return tf.reduce_mean(loss + self.eps)\n", "info"),
+    ("import tensorflow as tf\ndef f(x, eps=1e-8):\n    return tf.reduce_sum(x * eps)\n", "info"),
+    ("import tensorflow as tf\ndef f(x):\n    return tf.reduce_all(b'dog' == x)\n", "info"),
+    # an element-wise function of the same tensor has its shape: info
+    ("import tensorflow as tf\ndef f(p):\n    return -tf.reduce_sum(p * tf.math.log(p))\n", "info"),
+    ("import tensorflow as tf\nEPS = 1e-8\ndef f(p):\n    return -tf.reduce_sum(p * tf.math.log(p + EPS))\n", "info"),
+    ("import tensorflow as tf\ndef f(p, eps=1e-8):\n    return -tf.reduce_sum(p * tf.math.log(p + eps))\n", "info"),
+    ("import tensorflow as tf\ndef f(p):\n    return tf.reduce_sum(-p * tf.math.log(1e-10 + p))\n", "info"),
+    ("import tensorflow as tf\ndef f(p):\n    return tf.reduce_sum((1 - p) * tf.square(p))\n", "info"),
+])
+def test_severity_needs_two_tensors_of_possibly_different_shapes(source, expected):
+    from tflint_effective.engine.lint import lint_source
+    assert [d.severity for d in lint_source(source, select=["TFE101"])] == [expected]

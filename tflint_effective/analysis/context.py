@@ -84,9 +84,9 @@ class Context:
     def qualname(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Optional[str]:
         return self._resolver.qualname(node, scope or self.scope)
 
-    def tf_name(self, node: cst.BaseExpression) -> Optional[TFName]:
-        """The TensorFlow API an expression names, when certain."""
-        scope = self._scopes[-1]
+    def tf_name(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Optional[TFName]:
+        """The TensorFlow API an expression names, when certain (read here, or in ``scope``)."""
+        scope = scope or self._scopes[-1]
         key = (id(node), id(scope))
         known = self._tf_names.get(key)
         if known is None:
@@ -103,6 +103,13 @@ class Context:
         if bindings and len(bindings) == 1 and hasattr(bindings[0], "value"):
             return bindings[0].value
         return None
+
+    def attribute_value(self, node: cst.Attribute) -> Optional[Tuple[cst.BaseExpression, Scope]]:
+        """The one value ``self.attr`` (in a method) or ``obj.attr`` (``obj`` bound once to an
+        instance of a class of this module) holds, with the scope of the method that computes it:
+        when the class assigns ``self.attr = value`` exactly once and nothing else in the module
+        assigns an attribute of that name."""
+        return self.semantics.summaries.attribute_value(node, self.scope)
 
     # -- values and modes (the semantic model) ------------------------------------
     def kind(self, expr: cst.BaseExpression) -> Optional[str]:

@@ -89,7 +89,9 @@ class Kinds:
             return self._kind(expr.value, scope, flow)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
             cls = self.summaries.class_of_self(expr.value.value, scope)
-            return None if cls is None else self.summaries.attribute_kind(cls, expr.attr.value)
+            if cls is None:
+                return self.summaries.instance_attribute_kind(expr.value.value, expr.attr.value, scope)
+            return self.summaries.attribute_kind(cls, expr.attr.value)
         return None
 
     def static_kind(self, expr: cst.BaseExpression, scope) -> Optional[str]:

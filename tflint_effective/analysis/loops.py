@@ -1,8 +1,8 @@
 """Python loops around a node, and the names an expression reads.
 
 Shared by the rules that care about work repeated per iteration of a loop the
-interpreter runs (TFE201) or about device scopes that change with a loop
-variable (TFE501, TFE502).
+interpreter runs (TFE201), about a Python number that changes per step of a loop
+(TFE703), or about device scopes that change with a loop variable (TFE501, TFE502).
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import libcst as cst
 
 from .names import COMPREHENSIONS, FUNCTION_LIKE
 from .syntax import bindings_in
+from .tf_api import NOT_TENSOR, NOT_TENSOR_PREFIXES, with_math
 
 LoopNode = Union[cst.For, cst.CompFor]
 
@@ -36,9 +37,7 @@ class Loop:
         ``for`` statement, every name its body binds."""
         if not self.is_statement:
             return self.targets
-        body = self.node.body
-        statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
-        return self.targets | {name for name, _ in bindings_in(statements)}
+        return self.targets | {name for name, _ in bindings_in(body_statements(self.node))}
 
 
 def enclosing_loops(ancestors: Sequence[cst.CSTNode]) -> Iterator[Loop]:
@@ -125,3 +124,146 @@ def is_python_int(context, expr: cst.BaseExpression) -> bool:
         return is_builtin(context, expr.func, "len")
     return (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute)
             and expr.value.attr.value == "shape")
+
+
+# -- loops that run many steps, and the Python numbers that change per step --------------------
+ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
+
+
+def statement_loops(ancestors: Sequence[cst.CSTNode]) -> List[Union[cst.For, cst.While]]:
+    """``for`` and ``while`` statements whose body runs the last of ``ancestors``, innermost
+    first, in the same function (a ``def``, ``lambda`` or ``class`` ends the search)."""
+    found = []
+    for depth in range(len(ancestors) - 2, -1, -1):
+        node = ancestors[depth]
+        if isinstance(node, (*FUNCTION_LIKE, cst.ClassDef)):
+            break
+        if isinstance(node, (cst.For, cst.While)) and ancestors[depth + 1] is node.body:
+            found.append(node)
+    return found
+
+
+def body_statements(loop: Union[cst.For, cst.While]) -> Sequence[cst.CSTNode]:
+    body = loop.body
+    return body.body if isinstance(body, cst.IndentedBlock) else [body]
+
+
+def counting_iterator(context, iterable: cst.BaseExpression) -> str:
+    """``"range"`` for the builtin ``range(...)`` (unless literal with five values or fewer),
+    ``"enumerate"`` for the builtin ``enumerate(...)``, else ``""``."""
+    func = iterable.func if isinstance(iterable, cst.Call) else None
+    kind = next((k for k in ("range", "enumerate") if is_builtin(context, func, k)), "")
+    if kind == "range" and all(isinstance(a.value, cst.Integer) and not a.keyword and not a.star
+                               for a in iterable.args):
+        return "" if len(range(*(int(a.value.value, 0) for a in iterable.args))) <= 5 else kind
+    return kind
+
+
+def is_step_loop(context, loop: Union[cst.For, cst.While]) -> bool:
+    """A loop that runs many steps: ``while``, ``range`` (more than five values), ``enumerate``,
+    a dataset."""
+    return (isinstance(loop, cst.While) or counting_iterator(context, loop.iter) != ""
+            or context.is_dataset(loop.iter))
+
+
+def loop_counters(context, loop: Union[cst.For, cst.While]) -> Set[str]:
+    """Names holding a new Python int on each iteration of ``loop``: the target of ``for``
+    over ``range(...)`` or the index of ``enumerate(...)``, not rebound in the body."""
+    if not isinstance(loop, cst.For):
+        return set()
+    kind, target = counting_iterator(context, loop.iter), loop.target
+    if kind == "enumerate" and isinstance(target, cst.Tuple) and target.elements:
+        target = target.elements[0].value
+    elif kind != "range":
+        return set()
+    if not isinstance(target, cst.Name) or any(n == target.value for n, _ in bindings_in(body_statements(loop))):
+        return set()
+    return {target.value}
+
+
+def number_per_iteration(context, expr: cst.BaseExpression, counters: Set[str], loop, depth: int = 3) -> bool:
+    """A Python number made from ``loop``'s counters with arithmetic (``i``, ``0.9 ** i``,
+    ``float(i) / 2``, or a name the loop binds only to such values); ``%`` is left out: it
+    gives few values."""
+    if isinstance(expr, cst.Name):
+        if expr.value in counters:
+            return not context.is_tensor(expr)
+        values = [node for n, node in bindings_in(body_statements(loop)) if n == expr.value]
+        return depth > 0 and bool(values) and all(
+            isinstance(v, cst.Assign) and number_per_iteration(context, v.value, counters, loop, depth - 1)
+            for v in values)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, ARITHMETIC):
+        sides = (expr.left, expr.right)
+        return all(_number(context, s, counters, loop, depth) for s in sides) and any(
+            number_per_iteration(context, s, counters, loop, depth) for s in sides)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return number_per_iteration(context, expr.expression, counters, loop, depth)
+    if isinstance(expr, cst.Call) and len(expr.args) == 1 and any(
+            is_builtin(context, expr.func, cast) for cast in ("int", "float")):
+        return number_per_iteration(context, expr.args[0].value, counters, loop, depth)
+    return False
+
+
+def _number(context, expr, counters, loop, depth) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float)) or number_per_iteration(context, expr, counters, loop, depth):
+        return True
+    return isinstance(expr, cst.Name) and isinstance(context.assigned_value(expr), (cst.Integer, cst.Float))
+
+
+# -- how a function uses a number it is given per step ---------------------------------------
+PYTHON_VALUE = "python value"
+_SEQUENCES = (cst.List, cst.Tuple, cst.ListComp, cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+_NOT_READ = {cst.Attribute: "attr", cst.Arg: "keyword", cst.Param: "name", cst.AugAssign: "target"}
+_VALUE_MODULES = ("", "math", "nn", "linalg", "bitwise")  # of ops whose first argument is a tensor
+_STATIC_FIRST = {"zeros", "ones", "fill", "eye", "range", "TensorArray", "random_normal", "random_uniform",
+                 "truncated_normal", "placeholder"}  # a shape, a count or a dtype first
+_BINARY = with_math("add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
+                    "maximum", "minimum", "squared_difference")
+_VALUE_KEYWORDS = {"x", "y", "value", "input", "input_tensor"}
+
+
+def number_use(context, name: cst.Name) -> Union[None, str, cst.Name]:
+    """How the name being visited is read, were it a number: None where a tensor would serve as
+    well (arithmetic, the value of an elementwise TensorFlow op, returned) or where it is not
+    read; the target ``Name`` of ``local = <that arithmetic>``; else ``PYTHON_VALUE`` (an index,
+    a test, ``range``, a shape, an f-string, a call of anything else, an attribute...)."""
+    ancestors, expr = context.ancestors, name
+    index = len(ancestors) - 2
+    parent = ancestors[index]
+    if type(parent) is cst.AssignTarget or getattr(parent, _NOT_READ.get(type(parent), ""), None) is name:
+        return None
+    while (type(parent) is cst.UnaryOperation and type(parent.operator) in (cst.Minus, cst.Plus)) or (
+            type(parent) is cst.BinaryOperation and type(parent.operator) in ARITHMETIC
+            and not _sequence(context, parent.right if parent.left is expr else parent.left)):
+        expr, index = parent, index - 1
+        parent = ancestors[index]
+    if type(parent) is cst.Return or (type(parent) is cst.Element and type(ancestors[index - 1]) is cst.Tuple
+                                      and type(ancestors[index - 2]) is cst.Return):  # ``return x, i``
+        return None
+    if type(parent) is cst.Arg and parent.value is expr and not parent.star:
+        return None if _tensor_argument(context, ancestors[index - 1], parent) else PYTHON_VALUE
+    if type(parent) in (cst.Assign, cst.AugAssign) and parent.value is expr:
+        targets = [parent.target] if type(parent) is cst.AugAssign else [t.target for t in parent.targets]
+        if len(targets) == 1 and type(targets[0]) is cst.Name:
+            return targets[0]
+    return PYTHON_VALUE
+
+
+def _sequence(context, expr) -> bool:
+    value = context.assigned_value(expr) if type(expr) is cst.Name else expr
+    return type(value) in _SEQUENCES
+
+
+def _tensor_argument(context, call: cst.Call, arg: cst.Arg) -> bool:
+    """``arg`` is a value of a TensorFlow op that takes a tensor there as well as a number."""
+    name = context.tf_call(call)
+    if (name is None or name.path in NOT_TENSOR or name.path.startswith(NOT_TENSOR_PREFIXES)
+            or any(a.star for a in call.args)):
+        return False
+    module, _, leaf = name.path.rpartition(".")
+    if module not in _VALUE_MODULES or leaf in _STATIC_FIRST:
+        return False
+    if arg.keyword is not None:
+        return arg.keyword.value in _VALUE_KEYWORDS
+    position = [a for a in call.args if a.keyword is None].index(arg)
+    return position == 0 or (position == 1 and name.path in _BINARY)

@@ -14,8 +14,10 @@ Then signals, innermost scope first:
    an ``if not tf.executing_eagerly(): raise/return`` guard (not G, so E); both: no verdict;
 4. the same signals gathered over the methods of the function's class;
 5. the module: G on a TF1 signal at module level or spelled at the root anywhere
-   (``tf.Session`` is TF 1.x code), on ``disable_eager_execution`` or on
-   ``import tensorflow.compat.v1 as tf``, unless eager execution is enabled; else E.
+   (``tf.Session`` is TF 1.x code), on ``disable_eager_execution``, on
+   ``import tensorflow.compat.v1 as tf`` or on RLlib's ``tf = try_import_tf()`` (which
+   disables v2 behaviour; its tuple form gives no signal), unless eager execution is
+   enabled; else E.
    ``tf.compat.v1.Session()`` inside a function of TF2 code makes that function graph
    code, not its class or module (TF2 libraries keep such calls for compatibility).
 So one ``Session()`` in one function does not make a ``GradientTape`` function of the same
@@ -32,7 +34,8 @@ from .names import COMPREHENSIONS
 from .syntax import JUMPS, bindings_in, call_arg, dotted
 from .tf_api import (DATASET_TRACERS, EAGER_SIGNALS, FUNCTION_WRAPPERS, GRAPH_APIS, KERAS_TRACED_METHODS,
                      MODULE_WIDE_GRAPH,
-                     TAPES, TF1_ONLY, TF1_ONLY_PREFIXES, TF2_ONLY, TRACED_KEYWORDS, TRACERS, TFName, tf_name)
+                     TAPES, TF1_ONLY, TF1_ONLY_PREFIXES, TF2_ONLY, TF_IMPORTERS, TRACED_KEYWORDS, TRACERS, TFName,
+                     tf_name)
 
 GRAPH, EAGER, TF2 = "graph", "eager", "tf2"  # signals a scope can show
 
@@ -200,6 +203,14 @@ class Modes:
                 if alias.name.value == "v1":
                     self._v1_alias(alias.asname.name if alias.asname else alias.name)
         self._kill(bindings_in([node]))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``tf = try_import_tf()`` (RLlib) disables v2 behaviour: graph mode, module-wide.
+        The tuple form (``tf1, tf, tfv = ...``) gives TensorFlow of either version: no signal."""
+        value = node.value
+        if (isinstance(value, cst.Call) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+                and self.context.qualname(value.func) in TF_IMPORTERS):
+            self.graph_signal = True
 
     def _v1_alias(self, local: cst.BaseExpression) -> None:
         if isinstance(local, cst.Name) and local.value == "tf":

@@ -23,7 +23,7 @@ from typing import Dict, List, Mapping, Optional, Union
 import libcst as cst
 
 from .syntax import dotted
-from .tf_api import SHIMS
+from .tf_api import SHIMS, TF_IMPORTED, TF_IMPORTERS
 
 
 class _Other:
@@ -59,12 +59,28 @@ class Assigned:
         return self._scope()
 
 
+class Unpacked:
+    """``a, b = try_import_tf()``: element ``index`` of what ``call`` returns (only for calls of a
+    function named like one of ``TF_IMPORTERS``; any other unpacking binds ``OTHER``)."""
+
+    __slots__ = ("call", "index", "_scope", "__weakref__")
+
+    def __init__(self, call: cst.Call, index: int, scope: "Scope"):
+        self.call, self.index = call, index
+        self._scope = weakref.ref(scope)
+
+    @property
+    def scope(self) -> "Scope":
+        return self._scope()
+
+
 @dataclass(frozen=True)
 class NoneValue:
     """``name = None``: irrelevant when the name is used as ``name.attr``."""
 
 
-Binding = Union[Import, Assigned, NoneValue, _Other]
+Binding = Union[Import, Assigned, Unpacked, NoneValue, _Other]
+_IMPORTER_NAMES = {qualname.rpartition(".")[2] for qualname in TF_IMPORTERS}
 
 FUNCTION_LIKE = (cst.FunctionDef, cst.Lambda)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -231,8 +247,13 @@ class ScopeTable:
             else:
                 scope.bind(target.value, Assigned(value, scope))
         elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._bind_target(element.value, scope, None)
+            importer = isinstance(value, cst.Call) and (dotted(value.func) or "").rpartition(
+                ".")[2] in _IMPORTER_NAMES and not any(isinstance(e, cst.StarredElement) for e in target.elements)
+            for index, element in enumerate(target.elements):
+                if importer and isinstance(element.value, cst.Name):
+                    scope.bind(element.value.value, Unpacked(value, index, scope))
+                else:
+                    self._bind_target(element.value, scope, None)
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value, scope, None)
         # attributes and subscripts bind no name
@@ -277,7 +298,7 @@ class Resolver:
                 continue
             if isinstance(binding, Import):
                 found.add(binding.qualname)
-            elif isinstance(binding, Assigned):
+            elif isinstance(binding, (Assigned, Unpacked)):
                 found.add(self._alias(binding))
             else:
                 return None
@@ -285,12 +306,18 @@ class Resolver:
             return None
         return found.pop()
 
-    def _alias(self, binding: Assigned) -> Optional[str]:
+    def _alias(self, binding: Union[Assigned, Unpacked]) -> Optional[str]:
         key = id(binding)
         if key in self._busy:  # e.g. ``tf = tf.compat.v1`` refers to itself
             return None
         self._busy.add(key)
         try:
+            if isinstance(binding, Unpacked):
+                imported = self.qualname(binding.call.func, binding.scope) in TF_IMPORTERS
+                return TF_IMPORTED[binding.index] if imported and binding.index < len(TF_IMPORTED) else None
+            if isinstance(binding.value, cst.Call) and \
+                    self.qualname(binding.value.func, binding.scope) in TF_IMPORTERS:
+                return TF_IMPORTED[0]  # ``tf = try_import_tf()``
             return self.qualname(binding.value, binding.scope)
         finally:
             self._busy.discard(key)

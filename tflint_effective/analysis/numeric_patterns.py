@@ -12,8 +12,9 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 import libcst as cst
 
 from .names import Assigned, Import
-from .tf_api import LOG, REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, with_math
-from .syntax import has_star_args
+from .tf_api import (ACTIVATED_LAYER_CLASSES, ACTIVATED_LAYER_FUNCTIONS, KERAS_ACTIVATIONS, LOG,
+                     REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, tf_name, with_math)
+from .syntax import call_arg, has_star_args
 
 # A shift computed from these makes ``exp(x - shift)`` stable (at most ``exp(0)`` for the largest x).
 SHIFTS = REDUCE_MAX | REDUCE_LOGSUMEXP
@@ -22,6 +23,11 @@ REDUCE_SUM_OR_MEAN = with_math("reduce_sum", "reduce_mean")
 GUARDS = with_math("maximum") | {"clip_by_value"}
 CURE_LOG_SOFTMAX = ("nn.log_softmax", "math.log_softmax")  # the cure of log(softmax), in both APIs
 FIRST_PARAMETERS = ("x", "logits", "input_tensor")
+# Element-wise ops of one tensor (the first argument): the result has its shape.
+ELEMENTWISE = with_math("log", "exp", "sqrt", "rsqrt", "square", "abs", "log1p", "expm1", "sigmoid", "tanh",
+                        "negative", "reciprocal", "sign", "softplus", "log_sigmoid") | {
+    "nn.relu", "nn.relu6", "nn.elu", "nn.selu", "nn.softplus", "nn.sigmoid", "nn.tanh", "stop_gradient",
+    "identity", "cast", "dtypes.cast", "math.log_softmax", "nn.log_softmax", "nn.softmax", "math.softmax"}
 # Parts of TensorFlow paths whose ops give a new value on every call.
 NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "categorical")
 
@@ -29,6 +35,7 @@ NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "c
 class Produced(NamedTuple):
     call: cst.Call
     named: bool  # reached through a name assigned in an earlier statement
+    exact: bool = True  # ``call`` is the op itself, in this scope: a fix may re-use its arguments
 
 
 def through_name(context, expr: cst.BaseExpression) -> Tuple[cst.BaseExpression, bool]:
@@ -48,6 +55,82 @@ def produced_by(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
         if name is not None and name.path in paths:
             return Produced(value, named)
     return None
+
+
+def computes(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
+    """Like ``produced_by``, and also through what holds or applies the op: an attribute with
+    one known value (``self.p``, ``model.p``: ``Context.attribute_value``), or a layer whose
+    activation is one of ``paths`` (``Dense(10, activation="softmax")(x)``, a layer object
+    bound once, ``tf.layers.dense(x, 10, activation=tf.nn.softmax)``).  Those are found with
+    ``exact`` False: no fix may rewrite them.  Softmax and sigmoid activations only."""
+    found = produced_by(context, expr, paths)
+    if found is not None:
+        return found
+    value, named = through_name(context, expr)
+    scope = context.scope
+    if isinstance(value, cst.Attribute):
+        held = context.attribute_value(value)
+        if held is None:
+            return None
+        (value, scope), named = held, True
+    if not isinstance(value, cst.Call) or has_star_args(value):
+        return None
+    name = context.tf_name(value.func, scope)
+    if (name is not None and name.path in paths) or _layer_activation(context, value, scope) in paths:
+        return Produced(value, named, exact=False)
+    return None
+
+
+def _layer_activation(context, call: cst.Call, scope) -> Optional[str]:
+    """The TF path of the activation the layer ``call`` applies last (``"nn.softmax"``), if known."""
+    name = context.tf_name(call.func, scope)
+    if name is not None:
+        position = ACTIVATED_LAYER_FUNCTIONS.get(name.path, -1)
+        return None if position == -1 else _activation(context, _activation_arg(call, position), scope)
+    layer = call.func
+    if isinstance(layer, cst.Name):
+        bindings = context.owner(layer.value, scope)
+        bindings = bindings.bindings[layer.value] if bindings is not None else ()
+        layer, scope = ((bindings[0].value, bindings[0].scope) if len(bindings) == 1
+                        and isinstance(bindings[0], Assigned) else (None, scope))
+    elif isinstance(layer, cst.Attribute):
+        layer, scope = context.attribute_value(layer) or (None, scope)
+    if not isinstance(layer, cst.Call):
+        return None
+    qualname = context.qualname(layer.func, scope) or ""
+    keras = tf_name(qualname)
+    path = keras.path if keras is not None else qualname.partition(".")[2] if qualname.startswith(
+        ("keras.", "tf_keras.")) else ""
+    if not path.startswith(("keras.layers.", "layers.")) or path.count(".") != path.startswith("keras.") + 1:
+        return None
+    cls = path.rpartition(".")[2]
+    if cls == "Softmax":
+        return "nn.softmax"
+    position = ACTIVATED_LAYER_CLASSES.get(cls, -1)
+    return None if position == -1 else _activation(context, _activation_arg(layer, position), scope)
+
+
+def _activation_arg(call: cst.Call, position: Optional[int]) -> Optional[cst.Arg]:
+    """``activation=`` (``**kwargs`` cannot pass it again), or the positional argument when
+    no ``*args`` can shift it."""
+    arg = call_arg(call, None, "activation")
+    return arg if arg is not None or has_star_args(call) else call_arg(call, position, "activation")
+
+
+def _activation(context, arg: Optional[cst.Arg], scope) -> Optional[str]:
+    """``"softmax"``, ``tf.nn.softmax``, ``keras.activations.softmax``: the TF path (``"nn.softmax"``)."""
+    if arg is None:
+        return None
+    if isinstance(arg.value, cst.SimpleString):
+        return KERAS_ACTIVATIONS.get(arg.value.evaluated_value)
+    qualname = context.qualname(arg.value, scope) or ""
+    name = tf_name(qualname)
+    if name is not None and not name.path.startswith("keras."):
+        return name.path
+    path = name.path if name is not None else qualname.partition(".")[2] if qualname.startswith(
+        ("keras.", "tf_keras.")) else ""
+    return KERAS_ACTIVATIONS.get(path.rpartition(".")[2]) if path.startswith(
+        ("keras.activations.", "activations.")) else None
 
 
 def produced_chain(context, expr: Optional[cst.BaseExpression], *steps) -> Optional[List[Produced]]:
@@ -219,7 +302,7 @@ def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]
         return None
     argument = operand(node)
     for candidate, guarded in unguarded(context, argument) if argument is not None else ():
-        softmax = produced_by(context, candidate, SOFTMAX)
+        softmax = computes(context, candidate, SOFTMAX)
         if softmax is not None:
             return softmax, guarded
     return None
@@ -228,7 +311,7 @@ def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]
 def log_softmax_fix(context, log: cst.Call) -> Optional[cst.Call]:
     """``log_softmax(...)`` to replace ``log(softmax(...))``; None unless provably equal."""
     softmax, guarded = log_of_softmax(context, log)
-    if guarded or not may_move(context, softmax.named, *(a.value for a in softmax.call.args)):
+    if guarded or not softmax.exact or not may_move(context, softmax.named, *(a.value for a in softmax.call.args)):
         return None
     func = spell(context, compat_of(context, softmax.call), CURE_LOG_SOFTMAX, (softmax.call.func, log.func))
     return softmax.call.with_changes(func=func, lpar=(), rpar=()) if func is not None else None
@@ -295,3 +378,26 @@ def compat_of(context, call: cst.Call) -> Optional[str]:
     """"v1" for ``tf.compat.v1.exp(...)``: the API a fix must stay in."""
     name = context.tf_call(call)
     return name.compat if name is not None else None
+
+
+def elementwise_root(context, expr: cst.BaseExpression, is_tensor) -> Optional[cst.BaseExpression]:
+    """The one name (or attribute) an element-wise expression is computed from, so a value of
+    its shape: ``p`` for ``p``, ``-p``, ``tf.math.log(p + 1e-8)``, ``(1 - p) * 0.5``; None when
+    two operands pass ``is_tensor`` (the shapes may broadcast) or an op is not element-wise."""
+    while True:
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            return expr
+        if isinstance(expr, cst.UnaryOperation):
+            expr = expr.expression
+        elif isinstance(expr, cst.Call):
+            name = context.tf_call(expr)
+            if name is None or name.path not in ELEMENTWISE or has_star_args(expr) or not expr.args:
+                return None
+            expr = expr.args[0].value
+        elif isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
+            tensors = [side for side in (expr.left, expr.right) if is_tensor(side)]
+            if len(tensors) != 1:
+                return None
+            expr = tensors[0]
+        else:
+            return None

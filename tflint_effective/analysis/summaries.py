@@ -7,7 +7,11 @@
   not when it says "Tensor or ...", "array_like", or the like.
 - A call of a module function or of a method through ``self`` has the kind every one of
   its ``return`` values has.
-- ``self.attr`` read in a method has the kind every ``self.attr = ...`` of the class gives.
+- ``self.attr`` read in a method has the kind every ``self.attr = ...`` of the class gives;
+  so has ``obj.attr`` when ``obj`` is a name bound once to an instance of a class of the
+  module (``model = Model(...)``), no class-level name ``attr`` exists and nothing else in
+  the module assigns an attribute named ``attr``.  ``attribute_value`` gives the one value
+  such an attribute holds, when the class assigns it exactly once.
 Every answer is computed on first use, flow-insensitively, with the kinds of the module's
 values; a question that depends on itself (recursion) is unknown, and unknown is never a
 tensor.  Call sites are collected by one walk of the module, only when a question needs them.
@@ -62,6 +66,54 @@ class Summaries:
 
     def class_of_self(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
         return self._class_of_self(name, scope)
+
+    def instance_attribute_kind(self, name: str, attr: str, scope: Scope) -> Optional[str]:
+        """The kind of ``name.attr`` when ``name`` is an instance of a class of the module."""
+        cls = self.class_of_instance(name, scope)
+        if cls is None or not self._only_assigned_in(cls, attr):
+            return None
+        return self.attribute_kind(cls, attr)
+
+    def attribute_value(self, node: cst.Attribute, scope: Scope) -> Optional[Tuple[cst.BaseExpression, Scope]]:
+        """The value ``self.attr`` / ``obj.attr`` holds, with the method it is computed in, when the
+        class assigns ``self.attr = value`` once and nothing else in the module assigns ``attr``."""
+        if not isinstance(node.value, cst.Name):
+            return None
+        attr = node.attr.value
+        cls = self._class_of_self(node.value.value, scope) or self.class_of_instance(node.value.value, scope)
+        if cls is None or not self._only_assigned_in(cls, attr):
+            return None
+        values = self._memo(("attrs", id(cls)), lambda: _self_assignments(cls)).get(attr, ())
+        if len(values) != 1 or values[0][0] is None:
+            return None
+        value, method = values[0]
+        return value, self.table.scopes[method]
+
+    def class_of_instance(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
+        """The module's class of which ``name`` is an instance: ``name`` bound once, to a call of a
+        name bound once, by an undecorated ``class`` statement of the module."""
+        context = self.model.context
+        owner = context.owner(name, scope)
+        bindings = owner.bindings[name] if owner is not None else ()
+        value = getattr(bindings[0], "value", None) if len(bindings) == 1 else None
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        class_name = value.func.value
+        owner = context.owner(class_name, bindings[0].scope)
+        if owner is None or len(owner.bindings[class_name]) != 1:
+            return None
+        found = [node for node, s in self.table.scopes.items()
+                 if isinstance(node, cst.ClassDef) and s.parent is owner and node.name.value == class_name]
+        return found[0] if len(found) == 1 and not found[0].decorators else None
+
+    def _only_assigned_in(self, cls: cst.ClassDef, attr: str) -> bool:
+        """Every assignment of an attribute named ``attr`` in the module is a ``self.attr = ...``
+        of ``cls``'s methods, and the class body binds no name ``attr`` (a property, a default)."""
+        if attr in self.table.scopes[cls].bindings:
+            return False
+        counts = self._memo(("attribute targets",), lambda: _attribute_targets(self.module))
+        ours = self._memo(("attrs", id(cls)), lambda: _self_assignments(cls)).get(attr, ())
+        return counts.get(attr, 0) == len(ours)
 
     # -- answers ---------------------------------------------------------------------------
     def _memo(self, key, compute):
@@ -261,6 +313,38 @@ def _self_assignments(cls: cst.ClassDef) -> Dict[str, List[tuple]]:
                         value = small.value if plain and element is target else None
                         found.setdefault(element.attr.value, []).append((value, method))
     return found
+
+
+def _attribute_targets(module: cst.Module) -> Dict[str, int]:
+    """attr -> how many statements of the module (functions and classes included) assign an
+    attribute of that name (``x.attr = ...``, ``x.attr += ...``, ``for x.attr in``, ``with ... as x.attr``)."""
+    counts: Dict[str, int] = {}
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        targets: List[cst.BaseExpression] = []
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in node.body:
+                if isinstance(small, cst.Assign):
+                    targets += [t.target for t in small.targets]
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    targets.append(small.target)
+        elif isinstance(node, (cst.Module, cst.IndentedBlock)):
+            stack.extend(node.body)
+        elif isinstance(node, cst.BaseCompoundStatement):
+            if isinstance(node, (cst.For, cst.With)):
+                targets += [node.target] if isinstance(node, cst.For) else [
+                    item.asname.name for item in node.items if item.asname is not None]
+            stack.extend(_blocks(node) if not isinstance(node, (cst.FunctionDef, cst.ClassDef)) else [node.body])
+        while targets:
+            target = targets.pop()
+            if isinstance(target, (cst.Tuple, cst.List)):
+                targets += [e.value for e in target.elements]
+            elif isinstance(target, cst.StarredElement):
+                targets.append(target.value)
+            elif isinstance(target, cst.Attribute):
+                counts[target.attr.value] = counts.get(target.attr.value, 0) + 1
+    return counts
 
 
 def _small_statements(block):

@@ -48,6 +48,15 @@ def call_arg(call: cst.Call, position: Optional[int], keyword: str) -> Optional[
     return None
 
 
+def bound_parameter(params: cst.Parameters, where) -> Optional[str]:
+    """The parameter a call's argument binds: ``where`` is its position (no ``*args`` before it)
+    or its keyword; None when it goes to ``*args`` / ``**kwargs`` or nowhere."""
+    if isinstance(where, str):
+        return where if any(p.name.value == where for p in (*params.params, *params.kwonly_params)) else None
+    positional = (*params.posonly_params, *params.params)
+    return positional[where].name.value if where < len(positional) else None
+
+
 def has_star_args(call: cst.Call) -> bool:
     """``f(*args)`` or ``f(**kwargs)``: which parameters get bound is unknown."""
     return any(arg.star for arg in call.args)

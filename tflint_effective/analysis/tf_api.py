@@ -18,6 +18,13 @@ SHIMS = {
 }
 
 
+# Functions that import TensorFlow and return it: RLlib's ``try_import_tf``.  Assigned to one
+# name it gives ``tensorflow.compat.v1`` with v2 behaviour disabled (graph mode); unpacked,
+# ``tf1, tf, tfv = try_import_tf()`` gives compat.v1, ``tensorflow`` (1.x or 2.x) and the version.
+TF_IMPORTERS = frozenset({"ray.rllib.utils.try_import_tf", "ray.rllib.utils.framework.try_import_tf"})
+TF_IMPORTED = ("tensorflow.compat.v1", TENSORFLOW)  # the modules, by position in the tuple
+
+
 def shims(tensorflow_modules: Sequence[str] = ()) -> Dict[str, str]:
     """Qualified names that stand for the ``tensorflow`` module."""
     return {**SHIMS, **{module: TENSORFLOW for module in tensorflow_modules}}
@@ -90,6 +97,18 @@ REDUCE_SUM = with_math("reduce_sum")
 REDUCE_MAX = with_math("reduce_max")
 REDUCE_LOGSUMEXP = with_math("reduce_logsumexp")
 DIVISIONS = with_math("divide", "truediv")
+# Layers whose output is their ``activation`` applied last (TFE402-TFE404 see a softmax or
+# sigmoid there): the position of the ``activation`` parameter, None for keyword only.
+ACTIVATED_LAYER_FUNCTIONS = {  # tf.layers / tf.compat.v1.layers functions
+    "layers.dense": 2, **dict.fromkeys(("layers.conv1d", "layers.conv2d", "layers.conv3d",
+                                        "layers.conv2d_transpose", "layers.conv3d_transpose",
+                                        "layers.separable_conv1d", "layers.separable_conv2d"))}
+ACTIVATED_LAYER_CLASSES = {  # Keras layers (and the tf.layers classes), by class name
+    "Dense": 1, "Activation": 0, **dict.fromkeys((
+        "Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose",
+        "SeparableConv1D", "SeparableConv2D", "DepthwiseConv1D", "DepthwiseConv2D", "EinsumDense"))}
+# Keras activation names (``activation="softmax"``, ``keras.activations.sigmoid``) as the TF op they are.
+KERAS_ACTIVATIONS = {"softmax": "nn.softmax", "sigmoid": "sigmoid"}
 
 # -- execution modes and tensor-ness (semantics) -----------------------------------
 # Uses that mean graph execution whatever the import (tf.compat.v1.Session in TF2 code).

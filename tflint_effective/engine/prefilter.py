@@ -3,11 +3,11 @@
 Under the resolver in ``names.py`` a name means TensorFlow only through an
 import: ``import tensorflow``, ``import tensorflow.x as y``, ``from tensorflow.x
 import y``, or an import of a module that re-exports TensorFlow (``SHIMS``
-and the ``tensorflow-modules`` setting).  Keras code is the one exception:
-Keras 3 programs often import only ``keras`` (or ``tf_keras``), and rules about
-Keras models (TFE407) read them too; every other rule stays silent there, as
-it does in a file that imports neither.  A file with none of these imports is
-skipped:
+and the ``tensorflow-modules`` setting), or of a function that returns it (RLlib's
+``try_import_tf``, ``TF_IMPORTERS``).  Keras code is the one exception: Keras 3
+programs often import only ``keras`` (or ``tf_keras``), and rules about Keras
+models (TFE407) read them too; every other rule stays silent there, as it does
+in a file that imports neither.  A file with none of these imports is skipped:
 
 1. text: a file that never spells ``tensorflow`` nor ``keras`` (nor the last
    part of a configured module, which every import of that module spells)
@@ -27,7 +27,7 @@ import re
 import warnings
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
-from ..analysis.tf_api import SHIMS, TENSORFLOW, shims
+from ..analysis.tf_api import SHIMS, TENSORFLOW, TF_IMPORTERS, shims
 
 _NESTED_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:tensorflow|keras|tf_keras)\b", re.MULTILINE)
@@ -65,7 +65,7 @@ def _imported(tree: ast.Module, aliases: Mapping[str, str]) -> Iterator[str]:
             for alias in node.names:
                 if alias.name != "*":  # names.py does not follow star imports
                     qualname = f"{node.module}.{alias.name}"
-                    yield aliases.get(qualname, qualname)
+                    yield TENSORFLOW if qualname in TF_IMPORTERS else aliases.get(qualname, qualname)
 
 
 def imports_tensorflow(tree: ast.Module, aliases: Mapping[str, str] = SHIMS) -> bool:
@@ -94,7 +94,7 @@ def can_skip(source: str, tensorflow_modules: Sequence[str] = (), tree: Optional
     ``tree``, when given, is CPython's tree of ``source`` (flake8 has one already).
     """
     aliases = shims(tensorflow_modules)
-    words = {TENSORFLOW, "keras", *(qualname.rsplit(".", 1)[-1] for qualname in aliases)}
+    words = {TENSORFLOW, "keras", *(qualname.rsplit(".", 1)[-1] for qualname in (*aliases, *TF_IMPORTERS))}
     if not any(word in source for word in words):
         return tree is not None or _python_ast(source) is not None
     if tree is None and _PLAIN_IMPORT.search(source):

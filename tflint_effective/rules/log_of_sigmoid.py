@@ -18,17 +18,20 @@ log, so the fix is offered only when it is free of side effects and its names
 are bound once.  Guarded forms (``log(p + eps)``, ``clip_by_value``) are
 reported without a fix: the cure changes their values.
 
+Outputs of layers with a sigmoid activation (``Dense(1, activation="sigmoid")(x)``,
+``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``) and attributes the class
+assigns once (``self.p``, ``model.p``) count as sigmoids; they are reported without a fix.
+
 Known problems: sigmoids reached through a name assigned in another scope, or
-more than once, are not seen; neither are ``keras`` sigmoid activations, nor
-``log1p(-sigmoid(x))``.  For a full binary cross-entropy from logits
+more than once, are not seen, nor ``log1p(-sigmoid(x))``.  For a full binary cross-entropy from logits
 ``tf.nn.sigmoid_cross_entropy_with_logits`` is simpler still.  A fix through a
 name re-reads ``x`` at the log: a ``tf.Variable`` assigned in between is not
 detected.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import (compat_of, may_move, operand, produced_by, spell,
-                                through_name, unguarded)
+from ..analysis.numeric_patterns import (compat_of, computes, may_move, operand, spell, through_name,
+                                         unguarded)
 from ..analysis.tf_api import LOG, SIGMOID
 from ..rule import ERROR, SAFE, Rule
 
@@ -75,10 +78,11 @@ class LogOfSigmoid(Rule):
         argument = operand(node) if name is not None and name.path in LOG else None
         for candidate, guarded in unguarded(self.context, argument) if argument is not None else ():
             inner = _complement(self.context, candidate)
-            sigmoid = produced_by(self.context, candidate if inner is None else inner, SIGMOID)
+            sigmoid = computes(self.context, candidate if inner is None else inner, SIGMOID)
             if sigmoid is not None:
                 named = sigmoid.named or through_name(self.context, candidate)[1]
-                fix = None if guarded else self._fix(node, sigmoid.call, inner is not None, named)
+                exact = sigmoid.exact and not guarded
+                fix = self._fix(node, sigmoid.call, inner is not None, named) if exact else None
                 self.report(node, self.GUARDED if guarded else None, fix=fix)
                 return
 

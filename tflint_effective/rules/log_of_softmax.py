@@ -18,10 +18,16 @@ at the log, so the fix is offered only when they are free of side effects and
 their names are bound once.  Guarded forms are reported without a fix: the
 cure changes their (wrong) values.
 
+A softmax is also seen as the output of a layer with a softmax activation
+(``Dense(10, activation="softmax")(x)``, a layer object bound once, ``self.out(x)``,
+``tf.keras.layers.Softmax()``, ``tf.compat.v1.layers.dense(x, n, activation=tf.nn.softmax)``)
+and in an attribute the class assigns once (``self.p``, or ``model.p`` for
+``model = Model(...)`` of a class of the module); these are reported without a
+fix: the cure is to drop the activation and apply ``log_softmax`` to the logits.
+
 Known problems: a softmax reached through a name assigned in another scope, or
-more than once, is not seen, nor one returned by a helper of your own or held
-in an attribute (``self.probabilities``); neither are ``keras`` softmax
-activations.  The
+more than once, is not seen, nor one returned by a helper of your own, nor the
+last layer of a ``Sequential`` model.  The
 log factor of a hand-written cross-entropy is reported by TFE403 instead.  A fix
 through a name re-reads the softmax arguments at the log: a ``tf.Variable``
 assigned in between (``v.assign(...)``) is not detected.

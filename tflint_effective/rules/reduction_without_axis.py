@@ -7,9 +7,14 @@ Naming the axis makes the intent checkable: a wrong shape then fails loudly or
 gives a result of the wrong rank.  Say ``axis=None`` when reducing every
 element is the intent.  Same number in every execution mode, so the severity
 is the same everywhere: a warning when the reduced value mixes two operands
-through a broadcasting operator (``x + y``, ``labels * log_p``, also through a
-name bound once to it), where the silent broadcast happens; info for a plain
-full reduction of one value, where the missing axis is a matter of style.  A reduction bound by ``functools.partial`` is reported
+that may be tensors of different shapes through a broadcasting operator
+(``x + y``, ``labels * log_p``, ``(a - b) * 0.5``, also through a name bound
+once to it), where the silent broadcast happens; info for a plain full
+reduction of one value, where the missing axis is a matter of style.  An
+operand that is a number, a scalar tensor, an attribute or subscript not known
+to be a tensor (``self.eps``, ``cfg["eps"]``: often Python floats) or a
+parameter with a number default does not mix; nor do two element-wise
+functions of the same value (``p * tf.math.log(p + 1e-8)``: one shape).  A reduction bound by ``functools.partial`` is reported
 where the partial is called, when neither passes an axis.  Reductions of a
 shape (``tf.reduce_prod(tf.shape(x)[1:])``, ``x.shape``), of a scalar, or of a
 list holding a number (``tf.reduce_max([n - k, 0])``: packing it gives a vector,
@@ -23,12 +28,15 @@ tf.reduce_sum, xs)``, ``map``), a partial bound to a name more than once, or a
 wrapper of your own are not seen.  A shape is recognised when computed by a
 module's ``shape`` function (``tf.shape``, ``np.shape``) or read from
 ``.shape``; shapes returned by methods (``dist.batch_shape_tensor()``) and
-lists of scalars built by helpers are reported.
+lists of scalars built by helpers are reported.  Tensors held in attributes or
+dicts whose kind the analysis does not know (``self.labels - self.logits``)
+get info, not warning.
 """
 import libcst as cst
 
+from ..analysis.numeric_patterns import elementwise_root
 from ..analysis.syntax import has_star_args
-from ..analysis.context import NUMBER, SCALAR
+from ..analysis.context import NUMBER, SCALAR, TENSOR
 from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
 from ..rule import INFO, WARNING, Rule
 
@@ -70,7 +78,7 @@ class ReductionWithoutAxis(Rule):
             self.report(node, severity=WARNING if self._mixes(operand) else INFO)
 
     def _mixes(self, operand) -> bool:
-        """Two operands, neither a number, combined by a broadcasting operator."""
+        """Two operands that may be tensors of different shapes, combined by a broadcasting operator."""
         value = self.context.assigned_value(operand) if isinstance(operand, cst.Name) else operand
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, BROADCASTING):
             sides = (value.left, value.right)
@@ -78,8 +86,42 @@ class ReductionWithoutAxis(Rule):
             sides = (value.left, value.comparisons[0].comparator)
         else:
             return False
-        return not any(isinstance(side, (cst.Integer, cst.Float)) or self.context.kind(side) in (NUMBER, SCALAR)
-                       for side in sides)
+        tensors = [side for side in sides if self._may_be_tensor(side)]
+        if len(tensors) == 1:  # ``(x + y) * 0.5``: look inside the tensor side
+            return self._mixes(tensors[0]) if not isinstance(tensors[0], cst.Name) else False
+        if not tensors:
+            return False
+        roots = [elementwise_root(self.context, side, self._may_be_tensor) for side in sides]
+        return roots[0] is None or roots[1] is None or not roots[0].deep_equals(roots[1])
+
+    def _may_be_tensor(self, expr) -> bool:
+        """A tensor of rank 1 or more, or of unknown kind but not read the way Python numbers
+        are: unknown attributes and subscripts (``self.eps``, ``cfg["eps"]``) and parameters
+        with a number default (``eps=1e-8``) may well be floats, and do not count."""
+        kind = self.context.kind(expr)
+        if kind is not None:
+            return kind == TENSOR
+        if isinstance(expr, (cst.Attribute, cst.Subscript, cst.BaseString, cst.Integer, cst.Float)):
+            return False
+        if isinstance(expr, cst.Name):
+            return not self._number_parameter(expr.value)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._may_be_tensor(expr.expression)
+        if isinstance(expr, cst.BinaryOperation):
+            return self._may_be_tensor(expr.left) or self._may_be_tensor(expr.right)
+        return True
+
+    def _number_parameter(self, name: str) -> bool:
+        """A parameter of the current function, never rebound, whose default is a number."""
+        owner = self.context.owner(name)
+        function = owner.node if owner is not None and owner is self.context.scope else None
+        if not isinstance(function, cst.FunctionDef) or len(self.context.bindings(name)) != 1:
+            return False
+        params = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+        default = next((p.default for p in params if p.name.value == name), None)
+        if isinstance(default, cst.UnaryOperation):
+            default = default.expression
+        return isinstance(default, (cst.Integer, cst.Float))
 
     def _packs_scalars(self, operand) -> bool:
         """``[n - k, 0]``: a list with a number or a scalar packs into a vector (or fails loudly)."""
