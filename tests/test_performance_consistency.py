@@ -12,6 +12,7 @@ import gc
 import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,11 +137,18 @@ def test_piecewise_parse_matches_a_whole_parse_on_the_largest_corpus_files(corpu
 
 
 # -- the pre-filter -------------------------------------------------------------------
-def _resolver_imports_tensorflow(source, tensorflow_modules=()):
+def _resolver_imports(source, tensorflow_modules=(), keras=False):
+    """Whether names.py resolves a name bound by an import to TensorFlow (or, with ``keras``,
+    to ``keras`` / ``tf_keras``)."""
     table = ScopeTable(cst.parse_module(source), shims(tensorflow_modules))
-    return any(isinstance(binding, Import) and tf_name(binding.qualname) is not None
+    return any(isinstance(binding, Import) and (tf_name(binding.qualname) is not None or keras and
+                                                binding.qualname.partition(".")[0] in ("keras", "tf_keras"))
                for scope in table.scopes.values() for bindings in scope.bindings.values()
                for binding in bindings)
+
+
+def _resolver_imports_tensorflow(source, tensorflow_modules=()):
+    return _resolver_imports(source, tensorflow_modules)
 
 
 def assert_prefilter_changes_nothing(source, name):
@@ -177,10 +185,42 @@ def test_prefilter_changes_no_finding_on_the_corpus(corpus_files):
     ("from keras.src.utils.module_utils import tensorflow as tf\n", False),
     ("def load():\n    try:\n        import tensorflow as tf\n    except ImportError:\n        pass\n", False),
     ("class A:\n    if x:\n        from tensorflow import nn\n", False),
+    # Keras 3 code that imports only keras, and the legacy tf-keras package (TFE407 reads them)
+    ("import keras\n", False),
+    ("from keras import layers\n", False),
+    ("import keras.layers as kl\n", False),
+    ("import tf_keras as keras\n", False),
+    ("from tf_keras.layers import Dense\n", False),
+    ("def build():\n    if x:\n        from keras import ops\n", False),
+    ("import keras_tuner\nimport keras_cv as kcv\n", True),  # other packages whose names start with keras
+    ('"""Uses keras."""\nimport numpy as np\n', True),
+    ("from .keras import layers\n", True),
 ])
-def test_prefilter_skips_exactly_files_without_a_tensorflow_import(source, skipped):
+def test_prefilter_skips_exactly_files_without_a_tensorflow_or_keras_import(source, skipped):
     assert can_skip(source) is skipped
-    assert _resolver_imports_tensorflow(source) is not skipped
+    assert _resolver_imports(source, keras=True) is not skipped
+
+
+def _import_keras_instead(source):
+    """The fixture with every import of TensorFlow made an import of keras under the same name."""
+    source = re.sub(r"^import tensorflow(?:\.compat\.v1)? as (\w+)$", r"import keras as \1", source, flags=re.M)
+    source = re.sub(r"^import tensorflow$", "import keras as tensorflow", source, flags=re.M)
+    return re.sub(r"^from tensorflow(\S*) import", r"from keras\1 import", source, flags=re.M)
+
+
+def test_only_rules_about_keras_models_report_in_a_file_that_imports_keras_but_no_tensorflow():
+    """A keras-only file now passes the prefilter: every other rule must stay silent in it."""
+    reported, compared = set(), 0
+    for path in fixture_files():
+        source = _import_keras_instead(_read(path))
+        tree = ast.parse(source)
+        if imports_tensorflow(tree):  # a shim or an import the substitution missed
+            continue
+        compared += 1
+        assert not can_skip(source)
+        reported.update(d.code for d in lint_source(source, str(path)))
+    assert compared == len(fixture_files())
+    assert reported <= {"TFE407"}
 
 
 @pytest.mark.parametrize("source", ['"""\nimport tensorflow as tf\ntf.squeeze(tf.keras.layers.Dense(1)(x))\n"""\n',

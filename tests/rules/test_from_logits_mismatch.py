@@ -136,6 +136,109 @@ def test_functional_models_followed_through_names_bound_once():
         (9, 38, "TFE407")]
 
 
+KERAS = "import keras\nfrom keras import layers\n"
+INPUTS = KERAS + "inputs = keras.Input((4,))\nx = layers.Dense(64, activation='relu')(inputs)\n"
+SPARSE = "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy')\n"
+LOGITS_LOSS = "model.compile('adam', keras.losses.SparseCategoricalCrossentropy(from_logits=True))\n"
+
+
+@pytest.mark.parametrize("body, compile_, expected", [
+    # the output name rebound layer after layer: the last assignment before Model(...) decides
+    ("x = layers.Dense(10)(x)\n", SPARSE, [(7, 38)]),
+    ("x = layers.Dense(10)(x)\nx = layers.Activation('softmax')(x)\n", LOGITS_LOSS, [(8, 23)]),
+    ("x = layers.Dense(10)(x)\nx = layers.Softmax()(x)\n", LOGITS_LOSS, [(8, 23)]),
+    ("x = layers.Dense(10, activation='softmax', name='out')(x)\n", LOGITS_LOSS, [(7, 23)]),
+    # layers that keep the question are looked through, in a chain of rebindings too
+    ("x = layers.Dense(10)(x)\nx = layers.Dropout(0.5)(x)\nx = layers.Flatten()(x)\n", SPARSE, [(9, 38)]),
+    ("x = layers.Dense(10)(x)\ndrop = layers.GaussianNoise(0.1)\nx = drop(x)\n", SPARSE, [(9, 38)]),
+    # the value when it was assigned: h keeps the logits though x is rebound after it
+    ("x = layers.Dense(10)(x)\nh = layers.Dropout(0.5)(x)\nx = layers.Dense(10, activation='softmax')(x)\n"
+     "x = h\n", SPARSE, [(10, 38)]),
+    # an earlier branch or loop does not matter when the last assignment follows it
+    ("if deep:\n    x = layers.Dense(64, activation='relu')(x)\nx = layers.Dense(10)(x)\n", SPARSE, [(9, 38)]),
+    ("for units in (32, 16):\n    x = layers.Dense(units, activation='relu')(x)\nx = layers.Dense(10)(x)\n",
+     SPARSE, [(9, 38)]),
+    # consistent pairs
+    ("x = layers.Dense(10)(x)\n", LOGITS_LOSS, []),
+    ("x = layers.Dense(10)(x)\nx = layers.Activation('softmax')(x)\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\nx = layers.Dropout(0.5)(x)\n", LOGITS_LOSS, []),
+    # near misses: the reaching assignment is not certain, or the last layer is not known
+    ("x = layers.Dense(10)(x)\nif deep:\n    x = layers.Softmax()(x)\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\nfor _ in range(n):\n    x = layers.Dense(10, activation='softmax')(x)\n",
+     SPARSE, []),
+    ("x = layers.Dense(10)(x)\nwith scope():\n    x = layers.Softmax()(x)\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\ntry:\n    x = layers.Softmax()(x)\nexcept ValueError:\n    pass\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\nx += 0\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\nx, y = layers.Softmax()(x), None\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\nprint(x := layers.Softmax()(x))\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\nx = layers.Dropout(0.5)(x)\nx = MyLayer()(x)\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\nx = layers.BatchNormalization()(x)\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\nx = layers.Dropout(0.5)(x, training=True)\n", SPARSE, []),
+    ("x = layers.Dense(10)(x)\nx = scale(x)\n", SPARSE, []),
+])
+def test_functional_output_name_rebound_in_straight_line_code(body, compile_, expected):
+    source = INPUTS + body + "model = keras.Model(inputs, x)\n" + compile_
+    assert lint(source) == [(*position, "TFE407") for position in expected]
+
+
+def test_rebound_output_name_in_a_function_and_in_nested_scopes():
+    source = dedent("""\
+        import tensorflow as tf
+        from tensorflow.keras import layers
+        def build(classes):
+            inputs = tf.keras.Input((4,))
+            x = layers.Dense(64, activation="relu")(inputs)
+            x = layers.Dropout(0.2)(x)
+            x = layers.Dense(classes)(x)
+            model = tf.keras.Model(inputs=inputs, outputs=x)
+            model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+            return model
+    """)
+    assert lint(source) == [(9, 42, "TFE407")]
+    # the Model(...) call in another block than the last assignment: not followed
+    in_with = source.replace("    model = tf.keras.Model(inputs=inputs, outputs=x)\n",
+                             "    with strategy.scope():\n        model = tf.keras.Model(inputs=inputs, outputs=x)\n")
+    assert lint(in_with) == []
+    # a parameter named like the output, or a name of the enclosing scope: not followed
+    assert lint(source.replace("def build(classes):", "def build(classes, x):")) == []
+    nested = dedent("""\
+        import keras
+        inputs = keras.Input((4,))
+        x = keras.layers.Dense(8)(inputs)
+        x = keras.layers.Dense(3)(x)
+        def build():
+            model = keras.Model(inputs, x)
+            model.compile("adam", "categorical_crossentropy")
+    """)
+    assert lint(nested) == []
+    assert lint(nested.replace("def build():\n    ", "").replace("\n    model.compile", "\nmodel.compile")) == [
+        (6, 23, "TFE407")]
+    # a name assigned in another function under `global`
+    assert lint(nested.replace("def build():\n", "def reset():\n    global x\n    x = None\ndef build():\n")) == []
+
+
+@pytest.mark.parametrize("last, expected", [
+    ("L.Dense(4), L.Dropout(0.5)", [(4, 23)]),
+    ("L.Dense(4), L.Flatten(), L.Reshape((2, 2)), L.GaussianNoise(0.1), L.ActivityRegularization()", [(4, 23)]),
+    ("L.Dense(4, 'softmax'), L.Dropout(0.5), L.Dropout(0.1)", []),  # probabilities with a probability loss
+    ("L.Dense(4), L.Dropout(0.5), MyLayer()", []),  # an unknown layer after the Dropout
+    ("L.Dense(4), L.BatchNormalization()", []),
+    ("L.Dense(4), *more, L.Dropout(0.5)", []),
+])
+def test_sequential_looks_through_layers_that_keep_the_activation(last, expected):
+    source = SEQ.format(last=last) + "model.compile('adam', 'categorical_crossentropy')\n"
+    assert lint(source) == [(*position, "TFE407") for position in expected]
+    added = dedent("""\
+        import tensorflow as tf
+        model = tf.keras.Sequential()
+        model.add(tf.keras.layers.Dense(4))
+        model.add(tf.keras.layers.Dropout(0.5))
+        model.compile('adam', 'categorical_crossentropy')
+    """)
+    assert lint(added) == [(5, 23, "TFE407")]
+    assert lint(added.replace("Dropout(0.5)", "Dense(4, 'softmax')")) == []
+
+
 MULTI = dedent("""\
     import tensorflow as tf
     inputs = tf.keras.Input((4,))
@@ -238,11 +341,30 @@ def test_near_misses(source):
     assert lint(source) == []
 
 
-def test_a_file_without_a_tensorflow_import_is_not_linted():
+def test_a_file_that_imports_only_keras_is_linted():
     source = "import keras\nmodel = keras.Sequential([keras.layers.Dense(3)])\n" \
              "model.compile('adam', 'categorical_crossentropy')\n"
-    assert lint(source) == []
+    assert lint(source) == [(3, 23, "TFE407")]
     assert lint("import tensorflow as tf\n" + source) == [(4, 23, "TFE407")]
+    assert lint(source.replace("import keras\n", "import tf_keras as keras\n")) == [(3, 23, "TFE407")]
+    from_imports = dedent("""\
+        from keras.layers import Dense, Dropout, Input
+        from keras.models import Model
+        from keras.losses import BinaryCrossentropy
+        inputs = Input((4,))
+        x = Dense(8, activation="relu")(inputs)
+        x = Dense(1, activation="sigmoid")(x)
+        x = Dropout(0.1)(x)
+        model = Model(inputs, x)
+        model.compile(optimizer="adam", loss=BinaryCrossentropy(from_logits=True))
+    """)
+    assert lint(from_imports) == [(9, 38, "TFE407")]
+    legacy = from_imports.replace("from keras", "from tf_keras")
+    assert lint(legacy) == [(9, 38, "TFE407")]
+    assert lint(from_imports.replace("(from_logits=True)", "()")) == []
+    # no compile, or a name that is not Keras: nothing
+    assert lint("import keras\nmodel = keras.Sequential([keras.layers.Dense(3)])\nmodel.summary()\n") == []
+    assert lint(source.replace("import keras\n", "import keras_core_lookalike as keras\n")) == []
 
 
 def test_no_fix_is_offered():
@@ -282,3 +404,6 @@ def test_fixture_training_stalls_on_clipped_logits(tf):
     assert bad["warned"] and not good["warned"]
     assert abs(bad["softmax_loss"] - good["softmax_loss"]) < 1e-3
     assert good["softmax_accuracy"] > 0.9
+    # the functional model whose output name is rebound, a Dropout last: the same stall
+    assert abs(bad["functional_loss"] - 1.3863) < 1e-3 and bad["functional_accuracy"] < 0.6
+    assert good["functional_loss"] < 0.2 and good["functional_accuracy"] > 0.9

@@ -2,7 +2,7 @@
 
 ``lint_document`` serves every front end (the CLI, the flake8 plugin, the public
 API and the fixer); ``lint_source`` and ``lint_paths`` are its thin public wrappers.
-A file that imports no TensorFlow is not parsed by libcst at all (``prefilter``).
+A file that imports neither TensorFlow nor Keras is not parsed by libcst at all (``prefilter``).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: boo
     call it on a deep stack (``parse.on_deep_stack``).
 
     ``noqa``: split off what ``# noqa`` and ``# tflint-effective: disable=`` silence.
-    ``prefilter``: valid Python that imports no TensorFlow is not analysed; ``tree``
+    ``prefilter``: valid Python that imports neither TensorFlow nor Keras is not analysed; ``tree``
     is CPython's tree of ``source`` when the caller has one (flake8).
     """
     if prefilter and can_skip(source, tensorflow_modules, tree=tree):
@@ -87,7 +87,7 @@ def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
                 ) -> List[Diagnostic]:
     """Lint Python source text; a parse failure is one TFE000 diagnostic.
 
-    ``prefilter``: valid Python that imports no TensorFlow is not analysed (see
+    ``prefilter``: valid Python that imports neither TensorFlow nor Keras is not analysed (see
     ``prefilter.py``); ``tensorflow_modules`` are modules that re-export TensorFlow;
     ``function_decorators`` are a project's wrappers that stand for ``tf.function``.
     """

@@ -4,15 +4,18 @@ Under the resolver in ``names.py`` a name means TensorFlow only through an
 import: ``import tensorflow``, ``import tensorflow.x as y``, ``from tensorflow.x
 import y``, or an import of a module that re-exports TensorFlow (``SHIMS``
 and the ``tensorflow-modules`` setting), or of a function that returns it (RLlib's
-``try_import_tf``, ``TF_IMPORTERS``).  Without one, every rule stays silent,
-so the file can be skipped:
+``try_import_tf``, ``TF_IMPORTERS``).  Keras code is the one exception: Keras 3
+programs often import only ``keras`` (or ``tf_keras``), and rules about Keras
+models (TFE407) read them too; every other rule stays silent there, as it does
+in a file that imports neither.  A file with none of these imports is skipped:
 
-1. text: a file that never spells ``tensorflow`` (nor the last part of a
-   configured module, which every import of that module spells) imports none;
-2. imports: a line starting ``import tensorflow`` or ``from tensorflow`` sends
-   the file to libcst at once (should it sit in a string, libcst just finds
-   nothing); otherwise CPython's parser, many times cheaper than libcst, lists
-   the file's imports, in every scope.
+1. text: a file that never spells ``tensorflow`` nor ``keras`` (nor the last
+   part of a configured module, which every import of that module spells)
+   imports none;
+2. imports: a line starting ``import tensorflow``/``keras``/``tf_keras`` or
+   ``from`` one of them sends the file to libcst at once (should it sit in a
+   string, libcst just finds nothing); otherwise CPython's parser, many times
+   cheaper than libcst, lists the file's imports, in every scope.
 
 A file is skipped only when CPython parses it, so a syntax error still reaches
 libcst and is reported as TFE000 like in any other file.
@@ -27,11 +30,16 @@ from typing import Iterable, Iterator, Mapping, Optional, Sequence
 from ..analysis.tf_api import SHIMS, TENSORFLOW, TF_IMPORTERS, shims
 
 _NESTED_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
-_PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+tensorflow\b", re.MULTILINE)
+_PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:tensorflow|keras|tf_keras)\b", re.MULTILINE)
+KERAS = ("keras", "tf_keras")  # standalone Keras 3 and the legacy tf-keras package
 
 
 def _is_tensorflow(qualname: str) -> bool:
     return qualname == TENSORFLOW or qualname.startswith(TENSORFLOW + ".")
+
+
+def _is_keras(qualname: str) -> bool:
+    return qualname.partition(".")[0] in KERAS
 
 
 def _statements(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
@@ -43,26 +51,31 @@ def _statements(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
                 yield from _statements(inner)
 
 
-def imports_tensorflow(tree: ast.Module, aliases: Mapping[str, str] = SHIMS) -> bool:
-    """Whether an import in ``tree`` binds a name that names.py resolves to TensorFlow
-    (the same reading of each import as ``names.ScopeTable``)."""
+def _imported(tree: ast.Module, aliases: Mapping[str, str]) -> Iterator[str]:
+    """The qualified name every import in ``tree`` binds (the same reading of each
+    import as ``names.ScopeTable``)."""
     for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname is None:
-                    qualname = alias.name.split(".")[0]  # binds the top-level package only
+                    yield alias.name.split(".")[0]  # binds the top-level package only
                 else:
-                    qualname = aliases.get(alias.name, alias.name)
-                if _is_tensorflow(qualname):
-                    return True
+                    yield aliases.get(alias.name, alias.name)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             for alias in node.names:
-                if alias.name == "*":
-                    continue  # names.py does not follow star imports
-                qualname = f"{node.module}.{alias.name}"
-                if _is_tensorflow(aliases.get(qualname, qualname)) or qualname in TF_IMPORTERS:
-                    return True
-    return False
+                if alias.name != "*":  # names.py does not follow star imports
+                    qualname = f"{node.module}.{alias.name}"
+                    yield TENSORFLOW if qualname in TF_IMPORTERS else aliases.get(qualname, qualname)
+
+
+def imports_tensorflow(tree: ast.Module, aliases: Mapping[str, str] = SHIMS) -> bool:
+    """Whether an import in ``tree`` binds a name that names.py resolves to TensorFlow."""
+    return any(_is_tensorflow(qualname) for qualname in _imported(tree, aliases))
+
+
+def imports_tensorflow_or_keras(tree: ast.Module, aliases: Mapping[str, str] = SHIMS) -> bool:
+    """Whether an import in ``tree`` binds TensorFlow, ``keras`` or ``tf_keras`` (or a name in them)."""
+    return any(_is_tensorflow(qualname) or _is_keras(qualname) for qualname in _imported(tree, aliases))
 
 
 def _python_ast(source: str) -> Optional[ast.Module]:
@@ -76,15 +89,15 @@ def _python_ast(source: str) -> Optional[ast.Module]:
 
 
 def can_skip(source: str, tensorflow_modules: Sequence[str] = (), tree: Optional[ast.Module] = None) -> bool:
-    """True when ``source`` is valid Python in which no name can resolve to TensorFlow.
+    """True when ``source`` is valid Python in which no name can resolve to TensorFlow or Keras.
 
     ``tree``, when given, is CPython's tree of ``source`` (flake8 has one already).
     """
     aliases = shims(tensorflow_modules)
-    words = {TENSORFLOW, *(qualname.rsplit(".", 1)[-1] for qualname in (*aliases, *TF_IMPORTERS))}
+    words = {TENSORFLOW, "keras", *(qualname.rsplit(".", 1)[-1] for qualname in (*aliases, *TF_IMPORTERS))}
     if not any(word in source for word in words):
         return tree is not None or _python_ast(source) is not None
     if tree is None and _PLAIN_IMPORT.search(source):
         return False
     tree = tree or _python_ast(source)
-    return tree is not None and not imports_tensorflow(tree, aliases)
+    return tree is not None and not imports_tensorflow_or_keras(tree, aliases)

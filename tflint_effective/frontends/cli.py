@@ -111,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
         speed.add_argument("--no-cache", action="store_true",
                            help="neither read nor write the cache of results of unchanged files")
         speed.add_argument("--no-prefilter", action="store_true",
-                           help="analyse files that import no TensorFlow too (same findings, slower)")
+                           help="analyse files that import neither TensorFlow nor Keras too (same findings, slower)")
         speed.add_argument("--max-file-size", type=_size, metavar="SIZE",
                            help="files larger than SIZE (bytes, or with kB / MB) get one TFE000 "
                                 "instead of an analysis (default: 2 MB; 0: no limit)")

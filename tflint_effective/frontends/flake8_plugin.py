@@ -1,8 +1,8 @@
 """flake8 adapter: ``flake8 --select TFE`` reports what ``tflint-effective check`` does.
 
 flake8 treats a plugin as a tree plugin only if ``__init__`` accepts ``tree``;
-the ``ast`` tree serves only the pre-filter (a file that imports no TensorFlow
-is skipped before libcst parses anything) and the decoded ``lines`` are
+the ``ast`` tree serves only the pre-filter (a file that imports neither
+TensorFlow nor Keras is skipped before libcst parses anything) and the decoded ``lines`` are
 parsed with libcst.  flake8 applies ``# noqa`` itself, so findings are not
 filtered here.  flake8 calls no plugin on a file CPython cannot parse (it reports
 E999, hence ``--select TFE,E9``), so a TFE000 here is a file libcst cannot parse.

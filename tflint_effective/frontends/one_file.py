@@ -36,7 +36,7 @@ class Options:
     diff: bool = False
     show_suppressed: bool = False
     fix_details: bool = False  # per-finding diffs and edits (json, sarif)
-    prefilter: bool = True  # skip files that import no TensorFlow (prefilter.py)
+    prefilter: bool = True  # skip files that import neither TensorFlow nor Keras (prefilter.py)
     roots: Tuple[str, ...] = ()  # real paths ``fix`` may write below (symbolic links)
 
     def config_for(self, path: str) -> Config:

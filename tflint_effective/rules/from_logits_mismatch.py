@@ -8,53 +8,43 @@ or ``"linear"``) outputs logits; a probability loss clips them into
 ``[1e-7, 1 - 1e-7]`` (the categorical one first divides them by their sum), so
 every logit outside that range gets no gradient (measured on TF 2.21 / Keras 3:
 the fixture's 4-class problem, trained 10 epochs, stays at loss ln 4 = 1.386
-and 33% accuracy, against 0.06 and 98% with ``from_logits=True``).  The reverse, a last
-``softmax`` / ``sigmoid`` (``activation=``, an ``Activation`` or ``Softmax``
-layer) with ``from_logits=True``, applies the activation twice: Keras 3 warns
-at run time (``received `from_logits=True`, but the `output` argument was
-produced by a Softmax activation``) and falls back to the layer's input only
-when it recognises the op that matches the loss; say it before the run.
-Either correction works: ``from_logits=True`` with a linear last layer (the
-stabler one), or a softmax / sigmoid last layer with the default loss.
+and 33% accuracy, against 0.06 and 98% with ``from_logits=True``; the same
+with a ``Dropout`` after the last ``Dense``).  The reverse, a last ``softmax``
+/ ``sigmoid`` (``activation=``, an ``Activation`` or ``Softmax`` layer) with
+``from_logits=True``, applies the activation twice: Keras 3 warns at run time
+(``received `from_logits=True`, but the `output` argument was produced by a
+Softmax activation``) and falls back to the layer's input only when it
+recognises the op that matches the loss; say it before the run.  Either
+correction works: ``from_logits=True`` with a linear last layer (the stabler
+one), or a softmax / sigmoid last layer with the default loss.
 
-Severity: warning in every mode (``tf.keras`` is the same in TF1 and TF2
-code).  Not an error: a binary cross-entropy on a linear output still trains
-on the outputs that land inside ``(0, 1)`` (measured: 99% accuracy on a simple
-problem), and Keras repairs the reverse case when it recognises the op.
+Severity: warning in every mode (``tf.keras`` is the same in TF1 and TF2 code),
+not an error: a binary cross-entropy on a linear output still trains on the
+outputs inside ``(0, 1)`` (measured: 99% accuracy on a simple problem).
 
-Fix safety: none offered; which correction is meant (and that training
-changes) is the user's decision.
+Fix safety: none offered; which correction is meant is the user's decision.
 
-Known problems: only models built in the module itself are seen: a name bound
-once to ``Sequential([...])`` (then ``.add(layer)`` statements in the same
-block), or to a functional ``Model(inputs, outputs)`` whose outputs are layer
-calls (``Dense(n)(x)``) followed through names bound once; subclassed models,
-models built by helpers, dict outputs, an output name bound more than once
-(``x = Dense(n)(x)``), layers after the last activation (``Dropout``), other
-layers than ``Dense`` / ``ConvND`` / ``Activation`` / ``Softmax`` and losses
-wrapped in functions are not.
-A model used otherwise than through ``add``/``compile``/``fit``-like methods
-before it is compiled (passed to a function, its ``layers`` read) is skipped.
-A file that imports only standalone ``keras`` (no ``tensorflow``) is not linted.
+Known problems: only models built in the module are seen: a name bound once to
+``Sequential([...])`` (then ``.add(layer)`` statements in its block) or to a
+functional ``Model(inputs, outputs)`` whose outputs come out of layer calls.  An
+output name bound more than once (``x = Dense(n)(x)``) is followed only when
+every binding is a plain assignment in that scope and the last one sits in the
+block of the ``Model(...)`` statement (no branch or loop between).  Layers that
+only reshape or perturb (``Dropout``, ``Flatten``, ``Reshape``,
+``GaussianNoise``, ``ActivityRegularization``) are looked through; any other
+than ``Dense`` / ``ConvND`` / ``Activation`` / ``Softmax`` ends the search.
+Subclassed models, models built by helpers, dict outputs, losses wrapped in
+functions, and a model used otherwise than by ``add``/``compile``/``fit``-like
+methods before it is compiled (passed to a function, its ``layers`` read) are
+not followed.  Files that import only ``keras`` or ``tf_keras`` are read too.
 """
-from typing import Optional
-
 import libcst as cst
 
-from ..analysis.syntax import call_arg, has_star_args, is_none
+from ..analysis.keras_models import LINEAR, PASS, SIGMOID, SOFTMAX, Outputs, layer_activation, losses_per_output
+from ..analysis.keras_models import model_use, takes_logits
+from ..analysis.syntax import call_arg, has_star_args
 from ..rule import WARNING, Rule
 
-LINEAR, SOFTMAX, SIGMOID = "linear", "softmax", "sigmoid"
-ACTIVATIONS = {"linear": LINEAR, "softmax": SOFTMAX, "sigmoid": SIGMOID}  # strings and keras.activations
-TF_ACTIVATIONS = {"nn.softmax": SOFTMAX, "sigmoid": SIGMOID, "nn.sigmoid": SIGMOID}  # canonical TF names
-# The position of ``activation`` in a layer's constructor (the same in Keras 3 and tf_keras).
-ACTIVATION_PARAMETER = {"layers.Dense": 1, "layers.Conv1D": 7, "layers.Conv2D": 7, "layers.Conv3D": 7}
-LOSSES = ("categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy")
-LOSS_CLASSES = ("CategoricalCrossentropy", "SparseCategoricalCrossentropy", "BinaryCrossentropy")
-# Uses of a model that leave its layers as they are (``add`` and ``compile`` calls are followed).
-SAFE_METHODS = {"fit", "evaluate", "predict", "summary", "save", "save_weights", "load_weights", "train_on_batch",
-                "test_on_batch", "predict_on_batch", "count_params", "build", "input", "inputs", "output", "outputs",
-                "name", "metrics_names", "to_json", "get_config", "fit_generator"}
 LOGITS = ("the model's last layer has no activation (it outputs logits) but `{loss}` expects probabilities: "
           "the loss clips the logits, their gradient vanishes and training stalls; pass `from_logits=True` to the "
           "loss, or end the model with a softmax/sigmoid activation")
@@ -90,86 +80,25 @@ class FromLogitsMismatch(Rule):
         self.models = {}  # (id(scope), name) -> _Model
         self.names = set()  # a cheap filter for visit_Name and visit_Call
         self.candidates = []  # (model, node, message)
+        self.outputs = Outputs(self.context)
 
-    def _keras(self, expr) -> Optional[str]:
-        """The path below ``keras`` that ``expr`` names (``tf.keras``, ``keras``, ``tf_keras``)."""
-        name = self.context.tf_name(expr)
-        if name is not None:
-            return name.path[6:] if name.path.startswith("keras.") else None
-        root, _, path = (self.context.qualname(expr) or "").partition(".")
-        return path if root in ("keras", "tf_keras") else None
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.outputs.assigned(node)
 
-    def _follow(self, expr, depth=3):
-        while isinstance(expr, cst.Name) and depth:
-            expr, depth = self.context.assigned_value(expr), depth - 1
-        return expr
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if isinstance(node.target, cst.Name):
+            self.outputs.rebound(node.target.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        value, target = node.value, node.targets[0].target
-        if len(node.targets) != 1 or not isinstance(target, cst.Name) or type(value) is not cst.Call:
-            return
-        path = self._keras(value.func)
-        if path not in ("Sequential", "models.Sequential", "Model", "models.Model") or has_star_args(value):
-            return
-        if len(self.context.bindings(target.value) or ()) != 1:
-            return
-        if path.endswith("Sequential"):
-            layers = call_arg(value, 0, "layers")
-            layers = self._follow(layers.value, 1) if layers is not None else cst.List([])
-            outputs = [(None, None)]
-            if isinstance(layers, (cst.List, cst.Tuple)) and not layers.elements:
-                outputs = []
-            elif isinstance(layers, (cst.List, cst.Tuple)) and not isinstance(layers.elements[-1], cst.StarredElement):
-                outputs = [(None, self._layer(layers.elements[-1].value))]
-        else:
-            found = call_arg(value, 1, "outputs")
-            found = self._follow(found.value, 1) if found is not None else None
-            if found is None:
-                return
-            elements = found.elements if isinstance(found, (cst.List, cst.Tuple)) else [cst.Element(found)]
-            if any(isinstance(e, cst.StarredElement) for e in elements):
-                return
-            outputs = [self._output(e.value) for e in elements]
-        block = self.context.ancestors[-3] if len(self.context.ancestors) > 2 else None
-        key = (id(self.context.owner(target.value)), target.value)
-        self.models[key] = _Model(block, outputs, path.endswith("Sequential"))
-        self.names.add(target.value)
-
-    def _activation(self, expr) -> Optional[str]:
-        expr = expr if is_none(expr) else self._follow(expr, 1)
-        if expr is None or is_none(expr):
-            return LINEAR if expr is not None else None
-        if isinstance(expr, cst.SimpleString):
-            return ACTIVATIONS.get(expr.evaluated_value)
-        path = self._keras(expr) or ""
-        if path.startswith("activations."):
-            return ACTIVATIONS.get(path[12:])
-        name = self.context.tf_name(expr)
-        return TF_ACTIVATIONS.get(name.canonical) if name is not None else None
-
-    def _layer(self, expr) -> Optional[str]:
-        """The activation a layer constructor call applies last (None: unknown)."""
-        expr = self._follow(expr, 1)
-        if type(expr) is not cst.Call or has_star_args(expr):
-            return None
-        path = self._keras(expr.func)
-        if path in ACTIVATION_PARAMETER:
-            arg = call_arg(expr, ACTIVATION_PARAMETER[path], "activation")
-            return LINEAR if arg is None else self._activation(arg.value)
-        if path == "layers.Activation":
-            arg = call_arg(expr, 0, "activation")
-            return arg and self._activation(arg.value)
-        return SOFTMAX if path == "layers.Softmax" else None
-
-    def _output(self, expr):
-        """(layer name, activation) of a functional output ``Dense(n, name=...)(x)``."""
-        expr = self._follow(expr)
-        layer = self._follow(expr.func, 1) if type(expr) is cst.Call else None
-        if type(layer) is not cst.Call:
-            return None, None
-        name = call_arg(layer, None, "name")
-        name = name.value.evaluated_value if name is not None and isinstance(name.value, cst.SimpleString) else None
-        return name, self._layer(layer)
+        """Remember a name bound once to ``Sequential([...])`` or to ``Model(inputs, outputs)``."""
+        target = node.targets[0].target
+        if len(node.targets) == 1 and isinstance(target, cst.Name) and type(node.value) is cst.Call:
+            outputs, sequential = self.outputs.of_model(node.value)
+            if outputs is not None and len(self.context.bindings(target.value) or ()) == 1:
+                key = (id(self.context.owner(target.value)), target.value)
+                self.models[key] = _Model(self.outputs.block(), outputs, sequential)
+                self.names.add(target.value)
+        self.outputs.assigned(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -183,13 +112,13 @@ class FromLogitsMismatch(Rule):
         if owner is not self.context.scope:  # compiled or changed in another function
             model.poisoned = True
         elif func.attr.value == "add":  # an add statement in the block that binds the model
-            ancestors = self.context.ancestors
             layer = call_arg(node, 0, "layer")
             if (model.compiled or not model.sequential or layer is None or has_star_args(node)
-                    or type(ancestors[-2]) is not cst.Expr or ancestors[-4] is not model.block):
+                    or type(self.context.parent) is not cst.Expr or self.outputs.block() is not model.block):
                 model.poisoned = True
             else:
-                model.outputs = [(None, self._layer(layer.value))]
+                found = layer_activation(self.context, layer.value)
+                model.outputs = model.outputs if found == PASS else [(None, found)]
         else:
             model.compiled = True
             loss = call_arg(node, 1, "loss")
@@ -197,23 +126,10 @@ class FromLogitsMismatch(Rule):
                 self._compile(model, loss.value)
 
     def _compile(self, model: _Model, loss) -> None:
-        value = self._follow(loss, 1)
-        outputs = model.outputs
-        if isinstance(value, (cst.List, cst.Tuple)):
-            if len(value.elements) != len(outputs) or any(isinstance(e, cst.StarredElement) for e in value.elements):
-                return
-            pairs = [(e.value, [o]) for e, o in zip(value.elements, outputs)]
-        elif isinstance(value, cst.Dict):
-            named = {name: (name, act) for name, act in outputs if name is not None}
-            pairs = [(e.value, [named[e.key.evaluated_value]]) for e in value.elements
-                     if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-                     and e.key.evaluated_value in named]
-        else:
-            pairs = [(loss, outputs)]
-        for node, targets in pairs:
-            report = node if value is loss else loss  # an element of a literal list or dict, or the argument
-            from_logits = self._from_logits(node)
-            wrong = [act for _, act in targets if act == LINEAR and from_logits is False
+        for node, outputs in losses_per_output(self.context, loss, model.outputs):
+            report = loss if isinstance(loss, cst.Name) else node  # the argument, or an element of a literal
+            from_logits = takes_logits(self.context, node)
+            wrong = [act for _, act in outputs if act == LINEAR and from_logits is False
                      or act in (SOFTMAX, SIGMOID) and from_logits is True]
             if wrong:
                 self.context.mode_thunk(report)  # remember the mode here; reported at the end
@@ -221,37 +137,11 @@ class FromLogitsMismatch(Rule):
                 message = LOGITS if wrong[0] == LINEAR else PROBABILITIES
                 self.candidates.append((model, report, message.format(loss=code, act=wrong[0])))
 
-    def _from_logits(self, expr) -> Optional[bool]:
-        """False for a probability loss, True for one that takes logits, None otherwise."""
-        expr = self._follow(expr, 2)
-        if expr is None:
-            return None
-        if isinstance(expr, cst.SimpleString):
-            return False if expr.evaluated_value in LOSSES + LOSS_CLASSES else None
-        if type(expr) is not cst.Call:
-            path = self._keras(expr) or ""
-            return False if path.startswith("losses.") and path[7:] in LOSSES else None
-        if self._keras(expr.func) not in tuple("losses." + c for c in LOSS_CLASSES) or has_star_args(expr):
-            return None
-        arg = call_arg(expr, 0, "from_logits")
-        value = arg.value if arg is not None else cst.Name("False")
-        return {"True": True, "False": False}.get(value.value) if isinstance(value, cst.Name) else None
-
     def visit_Name(self, node: cst.Name) -> None:
         """Other uses of a model: a method that may change its layers, or any use before it is compiled."""
-        if node.value not in self.names:
-            return
-        model = self.models.get((id(self.context.owner(node.value)), node.value))
-        ancestors = self.context.ancestors
-        parent = ancestors[-2]
-        if model is None or (isinstance(parent, cst.AssignTarget) or isinstance(parent, cst.Arg)
-                             and parent.keyword is node or isinstance(parent, cst.Attribute) and parent.attr is node):
-            return
-        if isinstance(parent, cst.Attribute):
-            called = type(ancestors[-3]) is cst.Call and ancestors[-3].func is parent
-            if not (parent.attr.value in SAFE_METHODS or called and parent.attr.value in ("add", "compile")):
-                model.poisoned = True
-        elif not model.compiled:
+        model = self.models.get((id(self.context.owner(node.value)), node.value)) if node.value in self.names else None
+        use = model_use(self.context, node) if model is not None else None
+        if use == "method" or use == "value" and not model.compiled:
             model.poisoned = True
 
     def leave_Module(self, node: cst.Module) -> None:
