@@ -7,9 +7,14 @@ top-level statements into pieces of at most that size, and a class or function
 too big for one piece is cut between the statements of its body: each group is
 parsed under a copy of the ``class ...:`` / ``def ...:`` line and its
 statements are moved into the first group's node.  Cuts fall where libcst would
-give the lines between two statements to the second one (comments indented
-deeper than it belong to the first), so the joined tree is the one
-``libcst.parse_module`` builds from the whole text.  Anything unusual (a
+give the lines between two statements to the second one (the blocks that close
+before it keep, as their footer, every line up to the last that starts with the
+outermost one's indentation, as text), so the joined tree is the one
+``libcst.parse_module`` builds from the whole text.  A block or a line ending
+records its text only when it differs from the module's default indent or
+newline, which libcst takes from the first indented block and the first line
+ending it sees: every piece but the first is parsed after a two-statement
+prelude that has the whole file's, then the prelude is dropped.  Anything unusual (a
 tokenizer error, a lone ``\\r``, a form feed, a piece libcst refuses) and the
 text is parsed whole, so errors read as before.
 
