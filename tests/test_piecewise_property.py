@@ -200,7 +200,7 @@ _SETTINGS = dict(deadline=None, derandomize=True, database=None,
                                         HealthCheck.filter_too_much, HealthCheck.large_base_example])
 
 
-@settings(max_examples=25, **_SETTINGS)
+@settings(max_examples=20, **_SETTINGS)
 @given(source=sources(400), piece=st.sampled_from([1, 40, 150]))
 def test_small_pieces_reproduce_any_indentation(source, piece):
     """Many cuts (one per statement with ``PIECE = 1``) in short files, so that a failure
