@@ -169,3 +169,22 @@ def test_node_validation_is_off_only_while_parsing(monkeypatch):
     assert piecewise.parse_module("x\n").value == ""  # not validated: the parser's output is trusted
     with pytest.raises(cst.CSTValidationError):
         cst.Name("")
+
+
+@pytest.mark.parametrize("source", [
+    # a later piece indents by another width than the file's first block (default indent)
+    "if x:\n  a = 1\nif y:\n    b = 2\nif z:\n\tc = 3\n",
+    # a later piece's first line ending differs from the file's first (default newline)
+    "x = 1\ny = 2\r\nz = 3\r\n",
+    # a whitespace-only line the closing block keeps as its footer
+    "if x:\n  a = 1\nelif y:\n  b = 1\n  \nc = 1\n",
+    # a comment deeper than the next statement after a simple statement and a blank line
+    "x = 1\n\n # comment\ny = 1\n",
+    # a comment at the outer block's indentation after a deeper one: both stay with the blocks
+    "if x:\n  if y:\n      z = 1\n\n      # deep\n  # outer\n # shallower\nw = 1\n",
+    # a tab-indented block: a comment indented by spaces is not inside it
+    "if x:\n\ta = 1\n        # spaces\nb = 1\n",
+])
+def test_cuts_and_defaults_where_mixed_indentation_once_broke_the_join(monkeypatch, source):
+    monkeypatch.setattr(piecewise, "PIECE", 1)
+    _assert_same_tree(source)

@@ -7,9 +7,14 @@ top-level statements into pieces of at most that size, and a class or function
 too big for one piece is cut between the statements of its body: each group is
 parsed under a copy of the ``class ...:`` / ``def ...:`` line and its
 statements are moved into the first group's node.  Cuts fall where libcst would
-give the lines between two statements to the second one (comments indented
-deeper than it belong to the first), so the joined tree is the one
-``libcst.parse_module`` builds from the whole text.  Anything unusual (a
+give the lines between two statements to the second one (the blocks that close
+before it keep, as their footer, every line up to the last that starts with the
+outermost one's indentation, as text), so the joined tree is the one
+``libcst.parse_module`` builds from the whole text.  A block or a line ending
+records its text only when it differs from the module's default indent or
+newline, which libcst takes from the first indented block and the first line
+ending it sees: every piece but the first is parsed after a two-statement
+prelude that has the whole file's, then the prelude is dropped.  Anything unusual (a
 tokenizer error, a lone ``\\r``, a form feed, a piece libcst refuses) and the
 text is parsed whole, so errors read as before.
 
@@ -25,7 +30,7 @@ import re
 import threading
 import tokenize
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 import libcst as cst
 from libcst._nodes.base import CSTNode  # private: its __post_init__ validates each node
@@ -84,7 +89,21 @@ class _Pieces:
     def __init__(self, source: str):
         self.source = source
         self.offsets = [0] + [match.end() for match in re.finditer("\n", source)] + [len(source)]
-        self.lines, self.comments = _scan(source)
+        self.lines, self.indent = _scan(source)
+        newline = re.search("\r\n|\n", source)
+        self.newline = newline.group() if newline else "\n"
+        # parsed first, it makes libcst take the whole file's defaults for a piece
+        self.prelude = f"if 1:{self.newline}{self.indent}pass{self.newline}None{self.newline}"
+
+    def _parse(self, start: int, text: str) -> cst.Module:
+        """``text``, which starts at offset ``start`` of the file, parsed as a module whose
+        default indent and newline (what a block or a line ending that differs from them
+        records) are the whole file's: the first piece has them already, the others are
+        parsed after a prelude that has them, whose two statements are then dropped."""
+        if start == 0:
+            return cst.parse_module(text)
+        module = cst.parse_module(self.prelude + text)
+        return module.with_changes(body=module.body[2:])
 
     def module(self) -> cst.Module:
         starts = self._starts(0, len(self.lines), 0)
@@ -94,16 +113,13 @@ class _Pieces:
         units = list(zip(starts, cuts, cuts[1:]))
         pieces, piece = [], []
         for unit in units:
-            if piece and unit[2] - piece[0][1] > PIECE:
+            if piece and unit[2] - piece[0][1] > PIECE - len(self.prelude):
                 pieces.append(piece)
                 piece = []
             piece.append(unit)
         pieces.append(piece)
         modules = [self._parse_units(piece) for piece in pieces]
-        # libcst takes the default indent from the first indented line
-        indented = next((self.offsets[line.start] for line in self.lines if line.depth), 0)
-        detector = next(m for m, piece in zip(modules, pieces) if indented < piece[-1][2])
-        return _join(modules).with_changes(default_indent=detector.default_indent)
+        return _join(modules).with_changes(default_indent=self.indent, default_newline=self.newline)
 
     def _starts(self, begin: int, end: int, depth: int) -> List[int]:
         """Logical lines in [begin, end) that start a statement at ``depth``."""
@@ -113,22 +129,29 @@ class _Pieces:
 
     def _cut(self, statement: int) -> int:
         """Offset where the text of the statement starting at logical line ``statement``
-        begins: after the comments before it that are indented deeper than it."""
-        line = self.lines[statement]
-        cut = self.lines[statement - 1].end
-        for physical in range(cut, line.start):
-            if self.comments.get(physical, -1) > line.col:
-                cut = physical + 1
+        begins.  The blank and comment lines before it go to it, but for those that the
+        blocks closing before it keep as their footer: libcst gives the outermost one
+        every line up to the last that starts with its indentation (as text: a tab is not
+        four spaces)."""
+        line, previous = self.lines[statement], self.lines[statement - 1]
+        cut = previous.end
+        if previous.depth > line.depth:  # blocks close
+            block = next(self.lines[i] for i in range(statement - 1, -1, -1)
+                         if self.lines[i].depth == line.depth + 1)
+            indent = self.source[self.offsets[block.start]:self.offsets[block.start] + block.col]
+            for physical in range(previous.end, line.start):
+                if self.source.startswith(indent, self.offsets[physical]):
+                    cut = physical + 1
         return self.offsets[cut]
 
     def _parse_units(self, units: Sequence[Tuple[int, int, int]]) -> cst.Module:
         start, end = units[0][1], units[-1][2]
-        if len(units) == 1 and end - start > PIECE:
+        if len(units) == 1 and end - start > PIECE - len(self.prelude):
             try:
                 return self._parse_split(*units[0])
             except (_Unsplittable, cst.ParserSyntaxError):
                 pass
-        return cst.parse_module(self.source[start:end])
+        return self._parse(start, self.source[start:end])
 
     def _parse_split(self, first: int, start: int, end: int) -> cst.Module:
         """One class or function, parsed a group of its body's statements at a time."""
@@ -141,16 +164,15 @@ class _Pieces:
         if not starts or starts[0] != header + 1:
             raise _Unsplittable  # a one-line body, or text in an unexpected place
         cuts = [start] + [self._cut(i) for i in starts[1:]] + [end]
+        line = self.lines[header]
+        header_text = self.source[self.offsets[line.start]:self.offsets[line.end]]
         groups, group_start = [], start
         for left, right in zip(cuts[1:-1], cuts[2:]):  # the text of statements 1, 2, ...
-            if right - group_start > PIECE:
+            if right - group_start > PIECE - len(self.prelude) - len(header_text):
                 groups.append((group_start, left))
                 group_start = left
         groups.append((group_start, end))
-        line = self.lines[header]
-        header_text = self.source[self.offsets[line.start]:self.offsets[line.end]]
-        modules = [cst.parse_module(self.source[a:b] if a == start else header_text + self.source[a:b])
-                   for a, b in groups]
+        modules = [self._parse(a, ("" if a == start else header_text) + self.source[a:b]) for a, b in groups]
         definitions = [_only_definition(module) for module in modules]
         for module, definition in zip(modules[:-1], definitions[:-1]):
             if module.footer or definition.body.footer:
@@ -166,25 +188,24 @@ class _Pieces:
             has_trailing_newline=modules[-1].has_trailing_newline)
 
 
-def _scan(source: str) -> Tuple[List[_Logical], Dict[int, int]]:
-    """The logical lines, and the column of each comment alone on its physical line."""
+def _scan(source: str) -> Tuple[List[_Logical], str]:
+    """The logical lines, and the default indent (libcst's: the first indented block's,
+    else four spaces)."""
     lines: List[_Logical] = []
-    comments: Dict[int, int] = {}
-    depth, begun = 0, None
+    depth, begun, indent = 0, None, None
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         kind, (row, col) = token.type, token.start
         if kind == tokenize.INDENT:
             depth += 1
+            indent = token.string if indent is None else indent
         elif kind == tokenize.DEDENT:
             depth -= 1
         elif kind == tokenize.NEWLINE:
             lines.append(_Logical(begun[0], row, depth, begun[1], begun[2]))
             begun = None
-        elif kind == tokenize.COMMENT and begun is None:
-            comments[row - 1] = col
         elif kind not in (tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT) and begun is None:
             begun = (row - 1, col, token.string)
-    return lines, comments
+    return lines, "    " if indent is None else indent
 
 
 def _only_definition(module: cst.Module):

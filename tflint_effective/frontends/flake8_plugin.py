@@ -13,6 +13,15 @@ Options (also read from flake8's configuration, without the dashes):
 ``--jobs`` each worker parses the options again, so this state is rebuilt from
 argv and flake8's configuration.
 
+Results come from the CLI's cache (``cache.py``, same directory, same
+``$TFLINT_EFFECTIVE_CACHE_DIR``, same entries) when the text flake8 hands over
+was linted before with the same options: the key hashes that text (UTF-8: the
+exact input linted), the options and, through the cache's directory, the tool.
+Every diagnostic is stored, the severity is applied after loading.  A warm run
+never imports libcst.  ``--tfe-no-cache`` (``tfe-no-cache = true``) neither
+reads nor writes it; the CLI has no variable that turns its cache off, so
+neither does the plugin.
+
 libcst and the rules add some 25,000 long-lived objects to flake8's process, and
 each full pass of the cycle collector (flake8 makes dozens) would walk them all:
 a second of the plugin's cost on 1,000 files.  So once they are imported, the
@@ -20,6 +29,7 @@ objects then alive are frozen (``gc.freeze``): left to reference counting.
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import gc
 
@@ -48,6 +58,8 @@ class Plugin:
     function_decorators: tuple = ()
     severity = "warning"
 
+    use_cache = True
+
     @classmethod
     def add_options(cls, manager) -> None:
         manager.add_option("--tfe-tensorflow-modules", default="", parse_from_config=True,
@@ -61,6 +73,9 @@ class Plugin:
         manager.add_option("--tfe-severity", default="warning", parse_from_config=True,
                            choices=tuple(SEVERITY_RANK), metavar="LEVEL",
                            help="tflint-effective: minimum severity to report: info, warning or error")
+        manager.add_option("--tfe-no-cache", default=False, action="store_true", parse_from_config=True,
+                           help="tflint-effective: neither read nor write the cache of results "
+                                "(as tflint-effective check --no-cache)")
 
     @classmethod
     def parse_options(cls, options) -> None:
@@ -74,6 +89,7 @@ class Plugin:
         except ConfigError as error:
             raise SystemExit(f"flake8: {error}") from None
         cls.severity = options.tfe_severity
+        cls.use_cache = not options.tfe_no_cache
 
     def __init__(self, tree, lines, filename="(none)"):
         self.tree = tree
@@ -84,9 +100,46 @@ class Plugin:
         modules = self.tensorflow_modules
         if can_skip(self.source, modules, tree=self.tree):  # nothing can resolve to TensorFlow
             return
-        analysis = _load_engine()(lint_document, self.source, self.filename, noqa=False, prefilter=False,
-                                  tensorflow_modules=modules, function_decorators=self.function_decorators)
+        cache = _cache() if self.use_cache else None
+        key = found = None
+        if cache is not None:
+            settings = repr(("flake8", modules, self.function_decorators))
+            key = cache.key(self.source.encode("utf-8", "surrogatepass"), settings)
+            found = cache.load(key, self.filename)
+        if found is None:
+            found = self._lint()
+            if cache is not None:
+                cache.store(key, found, self.filename)
         minimum = SEVERITY_RANK[self.severity]
-        for d in analysis.diagnostics:
-            if d.code == PARSE_ERROR or SEVERITY_RANK[d.severity] >= minimum:
-                yield d.line, d.col, f"{d.code} {d.message}", type(self)
+        for f in found.findings:
+            if f.code == PARSE_ERROR or SEVERITY_RANK[f.severity] >= minimum:
+                yield f.line, f.column - 1, f"{f.code} {f.message}", type(self)
+
+    def _lint(self):
+        """Every diagnostic, as the FileResult a cache entry holds."""
+        from .one_file import FileResult
+        from .output import Finding
+
+        analysis = _load_engine()(lint_document, self.source, self.filename, noqa=False, prefilter=False,
+                                  tensorflow_modules=self.tensorflow_modules,
+                                  function_decorators=self.function_decorators)
+        return FileResult(self.filename, findings=[
+            Finding(self.filename, d.line, d.col + 1, d.end_line, d.end_col + 1, d.code, d.message, d.severity)
+            for d in analysis.diagnostics])
+
+
+def _cache():
+    """The cache in the CLI's directory (loaded with the first TensorFlow file)."""
+    from .cache import directory
+
+    return _cache_in(directory())
+
+
+@functools.lru_cache(maxsize=None)
+def _cache_in(base):
+    """This process's cache in ``base`` (each ``--jobs`` worker has one), marked used when it exits."""
+    from .cache import Cache
+
+    cache = Cache(base)
+    atexit.register(cache.close)
+    return cache
