@@ -230,3 +230,35 @@ def test_binary_standard_input(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x = 1\x00\x01")))
     assert run(capsys, "check", "--stdin-filename", "in.py", "-")[:2] == (
         2, ["in.py:1:1: TFE000 [error] binary file (contains NUL bytes), not Python source"])
+
+
+def test_an_analysis_over_its_cpu_budget_costs_one_file(tree, capsys, monkeypatch):
+    """A case the analysis is pathologically slow on (here: one that never ends) is stopped
+    after ``CPU_BUDGET`` seconds of CPU time and reported; the other files are still checked."""
+    from tflint_effective.engine import analyse, threads
+
+    real = analyse.lint_parsed
+
+    def slow_on_bad(module, source, path, *args, **kwargs):
+        while path.endswith("bad.py"):
+            pass
+        return real(module, source, path, *args, **kwargs)
+
+    monkeypatch.setattr(analyse, "lint_parsed", slow_on_bad)
+    monkeypatch.setattr(threads, "CPU_BUDGET", 0.5)
+    bad = tree / "bad.py"
+    bad.write_text("import tensorflow as tf\n")
+    status, out, _ = run(capsys, "check", "--no-cache", str(tree))
+    assert (status, out) == (2, [f"{bad}:1:1: TFE000 [error] cannot analyse this file: the analysis used more "
+                                 "than 0.5 s of CPU time (please report it)", f"{tree / 'other.py'}:2:25: {KEEP_DIMS}"])
+
+
+def test_rebinding_a_name_many_times_costs_linear_resolution():
+    """``x = x.attr`` rebound many times: resolving a name once per binding, not once per path
+    through the bindings (which never ended for 40 of them)."""
+    from tflint_effective.engine import threads
+    from tflint_effective.engine.lint import lint_source
+
+    source = "import tensorflow as tf\nx = tf.ones([2])\n" + "".join(f"x = x.attr{i}\n" for i in range(60))
+    assert threads.CPU_BUDGET >= 5
+    assert [(d.line, d.code) for d in lint_source(source + "y = tf.reduce_sum(x)\n")] == [(63, "TFE101")]

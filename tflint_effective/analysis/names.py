@@ -265,6 +265,9 @@ class Resolver:
     def __init__(self, table: ScopeTable):
         self.table = table
         self._busy: set = set()
+        # id(binding) -> what it aliases: each binding is resolved once, so chains of rebindings
+        # (``x = x.y`` many times over) cost one pass, not one per path through them
+        self._aliases: Dict[int, Optional[str]] = {}
 
     def owner(self, name: str, scope: Scope) -> Optional[Scope]:
         """The scope whose binding of ``name`` is seen from ``scope``."""
@@ -308,16 +311,21 @@ class Resolver:
 
     def _alias(self, binding: Union[Assigned, Unpacked]) -> Optional[str]:
         key = id(binding)
+        if key in self._aliases:
+            return self._aliases[key]
         if key in self._busy:  # e.g. ``tf = tf.compat.v1`` refers to itself
             return None
         self._busy.add(key)
         try:
-            if isinstance(binding, Unpacked):
-                imported = self.qualname(binding.call.func, binding.scope) in TF_IMPORTERS
-                return TF_IMPORTED[binding.index] if imported and binding.index < len(TF_IMPORTED) else None
-            if isinstance(binding.value, cst.Call) and \
-                    self.qualname(binding.value.func, binding.scope) in TF_IMPORTERS:
-                return TF_IMPORTED[0]  # ``tf = try_import_tf()``
-            return self.qualname(binding.value, binding.scope)
+            found = self._aliases[key] = self._resolve_alias(binding)
+            return found
         finally:
             self._busy.discard(key)
+
+    def _resolve_alias(self, binding: Union[Assigned, Unpacked]) -> Optional[str]:
+        if isinstance(binding, Unpacked):
+            imported = self.qualname(binding.call.func, binding.scope) in TF_IMPORTERS
+            return TF_IMPORTED[binding.index] if imported and binding.index < len(TF_IMPORTED) else None
+        if isinstance(binding.value, cst.Call) and self.qualname(binding.value.func, binding.scope) in TF_IMPORTERS:
+            return TF_IMPORTED[0]  # ``tf = try_import_tf()``
+        return self.qualname(binding.value, binding.scope)

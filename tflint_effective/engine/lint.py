@@ -11,9 +11,11 @@ import dataclasses
 from typing import List, Optional, Sequence
 
 from .. import registry
+from ..levels import PARSE_ERROR
 from .diagnostics import Analysis, Diagnostic, Refused, syntax_error
 from .prefilter import can_skip
 from .python2 import Python2Error, looks_like_python2, translate
+from . import threads
 
 
 def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,
@@ -29,6 +31,14 @@ def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: boo
     """
     if prefilter and can_skip(source, tensorflow_modules, tree=tree):
         return Analysis()
+    try:
+        return _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators)
+    except threads.OverBudget:
+        return Analysis([Diagnostic(path, 1, 0, PARSE_ERROR, "cannot analyse this file: the analysis used more than "
+                                    f"{threads.CPU_BUDGET:g} s of CPU time (please report it)", "error", 1, 0)])
+
+
+def _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators) -> Analysis:
     # libcst and the rules load here, when the first file needs them: a run whose files
     # are all skipped or served from the cache never pays for them.
     from ..analysis.context import Settings

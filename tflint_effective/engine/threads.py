@@ -9,24 +9,36 @@ whatever the abandoned thread is doing.  (libcst's parser holds the GIL while it
 runs, so the main thread sees the signal only when it returns: the guard that
 refuses inputs libcst would take long on bounds that time.)
 
+The same waiting loop bounds the analysis: a thread that has used more than
+``CPU_BUDGET`` seconds of CPU time gets ``OverBudget`` raised in it (at its next
+Python instruction), which ``lint_document`` reports as a TFE000 for the file, so
+a case the analysis is slow on costs one file, not the run.
+
 No libcst here: the CLI runs every file through ``on_deep_stack`` and a file the
 pre-filter skips must not pay for importing it.
 """
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import os
 import sys
 import threading
+import time
 
 DEEP_STACK_BYTES = 512 * 1024 * 1024
 RECURSION_LIMIT = 20_000
 DEEP_STACK_THREAD = "tflint-effective"
 WAIT_SLICE = 0.1  # seconds between two chances for a KeyboardInterrupt
 INTERRUPTED = 130  # the exit status of a process ended by SIGINT, by shell convention
+CPU_BUDGET = 10.0  # CPU seconds one call may use (the slowest corpus file takes about 2)
 _running = set()  # analysis threads under way (``is_alive`` is wrong once a join was interrupted)
 _left_behind = []  # other work an interruption abandoned (``left_behind``)
+
+
+class OverBudget(Exception):
+    """Raised inside an analysis thread that used more than ``CPU_BUDGET`` seconds of CPU."""
 
 
 def on_deep_stack(function, *args, **kwargs):
@@ -41,11 +53,13 @@ def on_deep_stack(function, *args, **kwargs):
 
     def target():
         _running.add(threading.get_ident())
+        outcome["clock"] = _own_cpu_clock()
         try:
             with collector_paused():
                 outcome["value"] = function(*args, **kwargs)
         except BaseException as error:  # handed back to the caller
-            outcome["error"] = error
+            if not (isinstance(error, OverBudget) and "value" in outcome):  # late: the work is done
+                outcome["error"] = error
         finally:
             _running.discard(threading.get_ident())
 
@@ -57,13 +71,38 @@ def on_deep_stack(function, *args, **kwargs):
         worker.start()
     finally:
         threading.stack_size(previous)
+    stopped = False
     while worker.is_alive():  # a KeyboardInterrupt lands here, between two slices
         worker.join(WAIT_SLICE)
+        clock = outcome.get("clock")
+        if clock is not None and not stopped and worker.is_alive() and _cpu_seconds(clock) > CPU_BUDGET:
+            stopped = _raise_in(worker, OverBudget)
     # (CPython 3.11 marks a thread stopped when a KeyboardInterrupt interrupts its join,
     # hence ``_running``.)
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
+
+
+def _own_cpu_clock():
+    """The CPU-time clock of the calling thread, readable from others (None where the platform
+    has none).  Asked by the thread itself: asking about a thread that may have ended is undefined."""
+    try:
+        return time.pthread_getcpuclockid(threading.get_ident())
+    except (AttributeError, OSError):
+        return None
+
+
+def _cpu_seconds(clock) -> float:
+    try:
+        return time.clock_gettime(clock)
+    except OSError:  # the thread has just ended
+        return 0.0
+
+
+def _raise_in(thread: threading.Thread, error: type) -> bool:
+    """Raise ``error`` in ``thread`` at its next Python instruction."""
+    return ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(error)) == 1
 
 
 def left_behind(what: str) -> None:
