@@ -22,6 +22,9 @@ def lint(source):
     (TF + f"ds = {RANGE}.ragged_batch(8).cache().shuffle(10)\n", [(2, 57, "TFE801")]),
     (TF + "ds = tf.data.TFRecordDataset(files).map(parse).batch(32).shuffle(10)\n", [(2, 58, "TFE801")]),
     (TF + f"ds = ({RANGE}\n      .batch(8)\n      .shuffle(10))\n", [(4, 8, "TFE801")]),
+    # batched again, but before the shuffle
+    (TF + f"ds = {RANGE}.batch(8).batch(2).shuffle(10)\n", [(2, 51, "TFE801")]),
+    (TF + f"ds = {RANGE}.batch(8).shuffle(10)\nother = {RANGE}.shuffle(5).batch(2)\n", [(2, 42, "TFE801")]),
     # only the first shuffle after the batch
     (TF + f"ds = {RANGE}.batch(8).shuffle(10).shuffle(5)\n", [(2, 42, "TFE801")]),
     # other spellings: TF1, compat.v1, an imported Dataset
@@ -54,6 +57,10 @@ def test_shuffle_after_batch(source, expected):
     TF + f"ds = {RANGE}.batch(8).flat_map(tf.data.Dataset.from_tensor_slices).shuffle(10)\n",
     TF + f"ds = {RANGE}.batch(8).interleave(f).shuffle(10)\n",
     TF + f"ds = {RANGE}.batch(8).apply(tf.data.experimental.ignore_errors()).shuffle(10)\n",
+    # batched again after the shuffle: the first batch made the elements (windows of a text)
+    TF + f"ds = {RANGE}.batch(11, drop_remainder=True).map(split).shuffle(100).batch(8)\n",
+    TF + f"seqs = {RANGE}.batch(11)\nds = seqs.map(split)\nds = ds.shuffle(100)\nds = ds.batch(8, drop_remainder=True)\n",
+    TF + f"ds = {RANGE}.batch(11).shuffle(100).padded_batch(8)\n",
     # bucketing: batches of similar examples are shuffled on purpose
     TF + f"ds = {RANGE}.padded_batch(8).shuffle(10)\n",
     TF + f"ds = {RANGE}.group_by_window(key, reduce, 8).shuffle(10)\n",

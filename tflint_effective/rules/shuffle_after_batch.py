@@ -24,8 +24,9 @@ Known problems: pipelines that start from a parameter, a function's result,
 ``list_files`` or ``from_generator`` (which may shuffle), that go through
 ``apply``, ``flat_map``, ``interleave``, ``padded_batch`` or the bucketing
 methods (``group_by_window``, ``bucket_by_sequence_length``: batches of sorted
-examples are shuffled on purpose), or that ``unbatch`` after the batch are not
-reported, nor are sources built from data whose code mentions sorting
+examples are shuffled on purpose), that ``unbatch`` after the batch, or that
+batch again after the shuffle (``batch(seq_len + 1)`` then made the elements:
+windows of a text, shuffled before the real batching) are not reported, nor are sources built from data whose code mentions sorting
 (``sorted(...)``, ``np.argsort``).  A module-level name rebound by a function
 through ``global`` between the two statements is not seen.
 """
@@ -39,6 +40,7 @@ SOURCES = {"data.Dataset.from_tensor_slices", "data.Dataset.from_tensors", "data
 BATCHES = {"batch", "ragged_batch"}
 KEEP_ELEMENTS = {"map", "filter", "repeat", "prefetch", "cache", "take", "skip", "shard", "with_options"}
 UPSTREAM = KEEP_ELEMENTS | BATCHES | {"unbatch", "enumerate", "take_while"}
+REBATCHES = BATCHES | {"padded_batch", "bucket_by_sequence_length", "group_by_window", "apply"}
 MESSAGE = ("`shuffle` after `{batch}` shuffles whole batches: each batch keeps the same consecutive elements "
            "every epoch; shuffle before batching (`.shuffle(n).{batch}(b)`)")
 
@@ -59,20 +61,23 @@ class ShuffleAfterBatch(Rule):
     def setup(self) -> None:
         # (id(scope), name) -> (suite, index of the statement in it, the pipeline's steps)
         self.records = {}
+        self.rebatched = set()  # shuffles batched again later: the first batch made the elements
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "shuffle"
-                and self.context.is_dataset(func.value)):
+        if not (isinstance(func, cst.Attribute) and self.context.is_dataset(func.value)):
             return
-        steps = self._steps(func.value)
-        if not steps:
+        if func.attr.value in REBATCHES:
+            self.rebatched.update(step for step in self._steps(func.value) or () if _method(step) == "shuffle")
+        if func.attr.value != "shuffle":
             return
+        steps = [_method(step) for step in self._steps(func.value) or ()]
         last = max((i for i, step in enumerate(steps) if step in BATCHES | {"padded_batch"}), default=None)
         if (last is None or steps[last] not in BATCHES or not set(steps[last + 1:]) <= KEEP_ELEMENTS
                 or not set(steps[:last]) <= UPSTREAM):
             return
-        self.report(func.attr, MESSAGE.format(batch=steps[last]))
+        rebatched = self.rebatched
+        self.report(func.attr, MESSAGE.format(batch=steps[last]), when=lambda: node not in rebatched)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """Remember ``name = <pipeline>`` made of a single statement directly in a block."""
@@ -92,7 +97,7 @@ class ShuffleAfterBatch(Rule):
             self.records[key] = (suite, index, steps)
 
     def _steps(self, expr: cst.BaseExpression):
-        """The method names of a pipeline from its source to ``expr``, or None when the source
+        """The method calls of a pipeline from its source to ``expr``, or None when the source
         is not seen."""
         steps = []
         while True:
@@ -104,7 +109,7 @@ class ShuffleAfterBatch(Rule):
                 return None if earlier is None else [*earlier, *steps[::-1]]
             if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
                 return None
-            steps.append(expr.func.attr.value)
+            steps.append(expr)
             expr = expr.func.value
 
     def _sorted(self, source: cst.Call) -> bool:
@@ -136,3 +141,7 @@ class ShuffleAfterBatch(Rule):
         if here <= index or any(bound == name for bound, _ in bindings_in(between)):
             return None
         return steps
+
+
+def _method(call: cst.Call) -> str:
+    return call.func.attr.value
