@@ -7,13 +7,16 @@ and the ``tensorflow-modules`` setting), or of a function that returns it (RLlib
 ``try_import_tf``, ``TF_IMPORTERS``).  Keras code is the one exception: Keras 3
 programs often import only ``keras`` (or ``tf_keras``), and rules about Keras
 models (TFE407) read them too; every other rule stays silent there, as it does
-in a file that imports neither.  A file with none of these imports is skipped:
+in a file that imports neither.  That rule needs a ``compile(`` call, so a file
+that imports Keras but not TensorFlow and never spells ``compile(`` (Keras's
+own sources, most layer libraries) is skipped too.  A file with none of these
+imports is skipped:
 
 1. text: a file that never spells ``tensorflow`` nor ``keras`` (nor the last
    part of a configured module, which every import of that module spells)
    imports none;
-2. imports: a line starting ``import tensorflow``/``keras``/``tf_keras`` or
-   ``from`` one of them sends the file to libcst at once (should it sit in a
+2. imports: a line starting ``import tensorflow`` or ``from tensorflow`` (or
+   ``keras`` / ``tf_keras`` with ``compile(``) sends the file to libcst at once (should it sit in a
    string, libcst just finds nothing); otherwise CPython's parser, many times
    cheaper than libcst, lists the file's imports, in every scope.
 
@@ -30,7 +33,9 @@ from typing import Iterable, Iterator, Mapping, Optional, Sequence
 from ..analysis.tf_api import SHIMS, TENSORFLOW, TF_IMPORTERS, shims
 
 _NESTED_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
-_PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:tensorflow|keras|tf_keras)\b", re.MULTILINE)
+_PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+tensorflow\b", re.MULTILINE)
+_KERAS_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:keras|tf_keras)\b", re.MULTILINE)
+KERAS_NEEDS = "compile("  # what the one rule that reads Keras-only files needs to see
 KERAS = ("keras", "tf_keras")  # standalone Keras 3 and the legacy tf-keras package
 
 
@@ -97,7 +102,11 @@ def can_skip(source: str, tensorflow_modules: Sequence[str] = (), tree: Optional
     words = {TENSORFLOW, "keras", *(qualname.rsplit(".", 1)[-1] for qualname in (*aliases, *TF_IMPORTERS))}
     if not any(word in source for word in words):
         return tree is not None or _python_ast(source) is not None
-    if tree is None and _PLAIN_IMPORT.search(source):
+    keras = KERAS_NEEDS in source
+    if tree is None and (_PLAIN_IMPORT.search(source) or keras and _KERAS_IMPORT.search(source)):
         return False
     tree = tree or _python_ast(source)
-    return tree is not None and not imports_tensorflow_or_keras(tree, aliases)
+    if tree is None:
+        return False
+    test = imports_tensorflow_or_keras if keras else imports_tensorflow
+    return not test(tree, aliases)
