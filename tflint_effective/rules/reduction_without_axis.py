@@ -34,7 +34,8 @@ get info, not warning.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import elementwise_root
+from ..analysis.numeric_patterns import ELEMENTWISE
+from ..analysis.same_shape import BINARY_ELEMENTWISE, same_shape
 from ..analysis.syntax import has_star_args
 from ..analysis.context import NUMBER, SCALAR, TENSOR
 from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
@@ -45,6 +46,7 @@ BROADCASTING = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide
 # Every spelling takes the axis as its second parameter.
 TARGETS = with_math(*REDUCTIONS) | {f"math.{name}" for name in MATH_ONLY_REDUCTIONS}
 AXIS_KEYWORDS = ("axis", "reduction_indices")  # TF1's spelling: TFE102 asks to rename it
+SCALAR_PRESERVING = ELEMENTWISE | BINARY_ELEMENTWISE  # of scalars, a scalar
 
 
 class ReductionWithoutAxis(Rule):
@@ -91,24 +93,51 @@ class ReductionWithoutAxis(Rule):
             return self._mixes(tensors[0]) if not isinstance(tensors[0], cst.Name) else False
         if not tensors:
             return False
-        roots = [elementwise_root(self.context, side, self._may_be_tensor) for side in sides]
-        return roots[0] is None or roots[1] is None or not roots[0].deep_equals(roots[1])
+        return not same_shape(self.context, sides[0], sides[1], self._may_be_tensor)
 
-    def _may_be_tensor(self, expr) -> bool:
+    def _may_be_tensor(self, expr, depth: int = 0) -> bool:
         """A tensor of rank 1 or more, or of unknown kind but not read the way Python numbers
-        are: unknown attributes and subscripts (``self.eps``, ``cfg["eps"]``) and parameters
-        with a number default (``eps=1e-8``) may well be floats, and do not count."""
+        are: unknown attributes and subscripts (``self.eps``, ``cfg["eps"]``), ``d.get(k, 1.0)``
+        and parameters with a number default (``eps=1e-8``) may well be floats, and do not
+        count; nor do scalars the code computes (``tf.cast(tf.shape(x)[1], tf.float32)``,
+        ``tf.math.log(float(n))``), also through a name bound once to them."""
         kind = self.context.kind(expr)
+        if kind not in (None, TENSOR):
+            return False
+        if isinstance(expr, cst.Name) and depth < 4:
+            value = self.context.assigned_value(expr)
+            if value is not None and not self._may_be_tensor(value, depth + 1):
+                return False
+        if isinstance(expr, cst.Subscript) and self.context.is_shape_vector(expr.value):
+            return not (len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index))
+        if isinstance(expr, cst.Call) and not has_star_args(expr):
+            return self._may_be_tensor_call(expr, kind, depth)
         if kind is not None:
-            return kind == TENSOR
+            return True
         if isinstance(expr, (cst.Attribute, cst.Subscript, cst.BaseString, cst.Integer, cst.Float)):
             return False
         if isinstance(expr, cst.Name):
             return not self._number_parameter(expr.value)
         if isinstance(expr, cst.UnaryOperation):
-            return self._may_be_tensor(expr.expression)
+            return self._may_be_tensor(expr.expression, depth)
         if isinstance(expr, cst.BinaryOperation):
-            return self._may_be_tensor(expr.left) or self._may_be_tensor(expr.right)
+            return self._may_be_tensor(expr.left, depth) or self._may_be_tensor(expr.right, depth)
+        return True
+
+    def _may_be_tensor_call(self, call: cst.Call, kind, depth: int) -> bool:
+        """Not when an element-wise op of numbers and scalars, a number conversion (``float(n)``),
+        or ``d.get(key, <number>)``."""
+        name = self.context.tf_call(call)
+        if name is not None and name.path in SCALAR_PRESERVING:
+            return any(self._may_be_tensor(arg.value, depth) for arg in call.args if arg.keyword is None)
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in ("float", "int", "len") and self.context.owner(
+                func.value) is None:
+            return False
+        if isinstance(func, cst.Attribute) and func.attr.value == "get" and len(call.args) == 2:
+            default = call.args[1].value
+            default = default.expression if isinstance(default, cst.UnaryOperation) else default
+            return kind is not None or not isinstance(default, (cst.Integer, cst.Float))
         return True
 
     def _number_parameter(self, name: str) -> bool:
