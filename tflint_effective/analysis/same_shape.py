@@ -14,6 +14,8 @@ operand gets a key describing where its shape comes from; equal keys, one shape:
   ``[:, ..., 0:1]`` slice at position ``k``;
 - Gram matrices ``tf.matmul(x, x, transpose_b=True)`` taken the same way;
 - a stride-1 ``"SAME"`` convolution (a blur) has the shape of its input;
+- a method called with the same arguments on two objects, read at the reduction
+  (``q.log_prob(z) - p.log_prob(z)``: two densities of one sample);
 - ``tf.tile``, ``tf.expand_dims``, ``tf.newaxis``/``None`` indexing and ``tf.broadcast_to`` to
   another shape broadcast on purpose: such a value matches any other.
 
@@ -83,6 +85,8 @@ def _key(context, expr, is_tensor, depth: int, through: bool):
     first = expr.args[0].value
     if path in ELEMENTWISE or path in LIKE:
         return key(first)
+    if path in with_math("pow") and len(expr.args) >= 2 and context.kind(expr.args[1].value) != "tensor":
+        return key(first)  # an exponent not known to be a tensor: a number, almost always
     if path in BINARY_ELEMENTWISE and len(expr.args) >= 2:
         return _operands(context, (first, expr.args[1].value), is_tensor, depth, through)
     if path in SPREAD:
@@ -102,6 +106,8 @@ def _key(context, expr, is_tensor, depth: int, through: bool):
         return ("gram", flags) if flags else None
     if path in CONVOLUTIONS and _stride_one_same(expr, path):
         return key(first)
+    if name is None and isinstance(expr.func, cst.Attribute) and not through:
+        return ("method", expr.func.attr.value, tuple(_code(arg) for arg in expr.args))
     return None
 
 

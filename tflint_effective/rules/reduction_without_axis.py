@@ -100,7 +100,9 @@ class ReductionWithoutAxis(Rule):
         are: unknown attributes and subscripts (``self.eps``, ``cfg["eps"]``), ``d.get(k, 1.0)``
         and parameters with a number default (``eps=1e-8``) may well be floats, and do not
         count; nor do scalars the code computes (``tf.cast(tf.shape(x)[1], tf.float32)``,
-        ``tf.math.log(float(n))``), also through a name bound once to them."""
+        ``tf.math.log(float(n))``), also through a name bound once to them (there, an
+        attribute or a subscript is no evidence: ``d = pair[0]`` may be a tensor).
+        ``depth`` > 0: looking through a name or into an element-wise op's arguments."""
         kind = self.context.kind(expr)
         if kind not in (None, TENSOR):
             return False
@@ -114,8 +116,10 @@ class ReductionWithoutAxis(Rule):
             return self._may_be_tensor_call(expr, kind, depth)
         if kind is not None:
             return True
-        if isinstance(expr, (cst.Attribute, cst.Subscript, cst.BaseString, cst.Integer, cst.Float)):
+        if isinstance(expr, (cst.BaseString, cst.Integer, cst.Float)):
             return False
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+            return depth > 0
         if isinstance(expr, cst.Name):
             return not self._number_parameter(expr.value)
         if isinstance(expr, cst.UnaryOperation):
@@ -128,8 +132,9 @@ class ReductionWithoutAxis(Rule):
         """Not when an element-wise op of numbers and scalars, a number conversion (``float(n)``),
         or ``d.get(key, <number>)``."""
         name = self.context.tf_call(call)
-        if name is not None and name.path in SCALAR_PRESERVING:
-            return any(self._may_be_tensor(arg.value, depth) for arg in call.args if arg.keyword is None)
+        if name is not None and name.path in SCALAR_PRESERVING:  # the operands: one, or two (not a dtype)
+            operands = [arg.value for arg in call.args if arg.keyword is None][:1 + (name.path not in ELEMENTWISE)]
+            return any(self._may_be_tensor(operand, depth + 1) for operand in operands)
         func = call.func
         if isinstance(func, cst.Name) and func.value in ("float", "int", "len") and self.context.owner(
                 func.value) is None:
