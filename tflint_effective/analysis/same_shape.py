@@ -76,8 +76,10 @@ def _key(context, expr, is_tensor, depth: int, through: bool):
         return key(expr.expression)
     if isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
         return _operands(context, (expr.left, expr.right), is_tensor, depth, through)
-    if isinstance(expr, cst.Subscript):
-        return _slice_key(key(expr.value), expr)
+    if isinstance(expr, cst.Subscript):  # an index into a list of unknown kind: no shape said
+        known = context.kind(expr.value) in ("tensor", "scalar") or all(
+            isinstance(element.slice, cst.Slice) for element in expr.slice)
+        return _slice_key(key(expr.value), expr) if known else None
     if not isinstance(expr, cst.Call) or has_star_args(expr) or not expr.args:
         return None
     name = context.tf_call(expr)
