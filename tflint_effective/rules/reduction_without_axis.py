@@ -11,10 +11,21 @@ that may be tensors of different shapes through a broadcasting operator
 (``x + y``, ``labels * log_p``, ``(a - b) * 0.5``, also through a name bound
 once to it), where the silent broadcast happens; info for a plain full
 reduction of one value, where the missing axis is a matter of style.  An
-operand that is a number, a scalar tensor, an attribute or subscript not known
-to be a tensor (``self.eps``, ``cfg["eps"]``: often Python floats) or a
-parameter with a number default does not mix; nor do two element-wise
-functions of the same value (``p * tf.math.log(p + 1e-8)``: one shape).  A reduction bound by ``functools.partial`` is reported
+operand that is a number, a scalar tensor (``tf.cast(tf.shape(x)[1],
+tf.float32)``, ``tf.size(x)``, a full reduction, ``tf.norm(x)``,
+``tf.math.log(float(n))``), an attribute, subscript or ``d.get(k, 1.0)`` not
+known to be a tensor (``self.eps``, ``cfg["eps"]``: often Python floats) or a
+parameter with a number default does not mix.  Nor do two operands the code
+gives one shape, which get info: element-wise functions of the same value
+(``p * tf.math.log(p + 1e-8)``), ``tf.ones_like(t)`` / ``tf.zeros_like(t)`` /
+``tf.fill(tf.shape(t), v)`` against ``t``, ``tf.reshape(a, s)`` against
+``tf.reshape(b, s)``, slices of one tensor of the same extents
+(``x[:, 1:] - x[:, :-1]``; ``x[:, 0:1]`` against a ``keepdims=True`` reduction
+of ``x`` along axis 1), Gram matrices (``tf.matmul(x, x, transpose_b=True)``
+against the same of ``y``), a stride-1 ``"SAME"`` convolution of the other
+operand, one method called with the same arguments (``q.log_prob(z) -
+p.log_prob(z)``), a value broadcast on purpose (``tf.tile``, ``tf.expand_dims``,
+``[:, None]``).  A reduction bound by ``functools.partial`` is reported
 where the partial is called, when neither passes an axis.  Reductions of a
 shape (``tf.reduce_prod(tf.shape(x)[1:])``, ``x.shape``), of a scalar, or of a
 list holding a number (``tf.reduce_max([n - k, 0])``: packing it gives a vector,
@@ -30,7 +41,11 @@ module's ``shape`` function (``tf.shape``, ``np.shape``) or read from
 ``.shape``; shapes returned by methods (``dist.batch_shape_tensor()``) and
 lists of scalars built by helpers are reported.  Tensors held in attributes or
 dicts whose kind the analysis does not know (``self.labels - self.logits``)
-get info, not warning.
+get info, not warning; so does a broadcast inside an element-wise call
+(``tf.square(labels - logits)``: only the operator at the top is examined).
+Shapes tied together elsewhere (a ``check_shape`` helper, values stacked from
+loops of one length, one network applied to two batches, the branches of an
+``if``) are not seen: warning.
 """
 import libcst as cst
 
