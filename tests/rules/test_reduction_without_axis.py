@@ -103,3 +103,85 @@ def test_severity_warning_only_where_operands_broadcast(source, expected):
 def test_severity_needs_two_tensors_of_possibly_different_shapes(source, expected):
     from tflint_effective.engine.lint import lint_source
     assert [d.severity for d in lint_source(source, select=["TFE101"])] == [expected]
+
+
+def _severities(source):
+    from tflint_effective.engine.lint import lint_source
+    return [(d.line, d.col, d.severity) for d in lint_source(source, select=["TFE101"])]
+
+
+@pytest.mark.parametrize("source, expected", [
+    # a scalar operand: nothing to broadcast, info
+    ("import tensorflow as tf\ndef f(x, y):\n    dim = tf.cast(tf.shape(x)[1], tf.float32)\n"
+     "    return tf.reduce_sum(y / dim)\n", [(4, 11, "info")]),
+    ("import tensorflow as tf\ndef f(x, y):\n    return tf.reduce_mean(x * tf.cast(tf.size(y), tf.float32))\n",
+     [(3, 11, "info")]),
+    ("import tensorflow as tf\ndef f(x, y):\n    return tf.reduce_mean(x / tf.norm(y))\n", [(3, 11, "info")]),
+    ("import tensorflow as tf\ndef f(x, n):\n    return tf.reduce_mean(-x + tf.math.log(float(n)))\n",
+     [(3, 11, "info")]),
+    ("import tensorflow as tf\ndef f(scale, z, v):\n    return tf.reduce_sum(scale.get(z, 1.0) * v)\n",
+     [(3, 11, "info")]),
+    # shape-preserving functions of one tensor, or shapes the code fixes together: info
+    ("import tensorflow as tf\ndef f(x):\n    return tf.reduce_sum(x * tf.ones_like(x))\n", [(3, 11, "info")]),
+    ("import tensorflow as tf\ndef f(x, v):\n    m = tf.fill(tf.shape(x), v)\n    return tf.reduce_sum(x - m)\n",
+     [(4, 11, "info")]),
+    ("import tensorflow as tf\ndef f(a, b, s):\n    return tf.reduce_sum(tf.reshape(a, s) - tf.reshape(b, s))\n",
+     [(3, 11, "info")]),
+    ("import tensorflow as tf\ndef f(a, b):\n    return tf.reduce_sum(a - tf.reshape(b, tf.shape(a)))\n",
+     [(3, 11, "info")]),
+    ("import tensorflow as tf\ndef f(v):\n    x = tf.nn.relu(v)\n    return tf.reduce_mean(x[:, 1:] - x[:, :-1]) + tf.reduce_sum(x[:, :1] * x[:, -1:])\n",
+     [(4, 11, "info"), (4, 50, "info")]),
+    ("import tensorflow as tf\ndef f(v):\n    x = tf.nn.relu(v)\n    return tf.reduce_mean(x[:, 0:1] - tf.reduce_max(x, 1, keepdims=True))\n",
+     [(4, 11, "info")]),
+    ("import tensorflow as tf\ndef f(x, k):\n    mu = tf.nn.conv2d(x, k, [1, 1, 1, 1], 'SAME')\n"
+     "    return tf.reduce_mean(tf.square(x - mu))\n", [(4, 11, "info")]),
+    ("import tensorflow as tf\ndef f(x, y):\n    gx = tf.matmul(x, x, transpose_b=True)\n"
+     "    gy = tf.matmul(y, y, transpose_b=True)\n    return tf.reduce_sum(tf.square(gx - gy))\n",
+     [(5, 11, "info")]),
+    ("import tensorflow as tf\ndef f(a, b):\n    return tf.reduce_sum(a * tf.tile(b, [1, 4]))\n", [(3, 11, "info")]),
+    ("import tensorflow as tf\ndef f(c, a, p):\n    return tf.reduce_sum(c * (tf.expand_dims(a, 0) - tf.expand_dims(p, 1)))\n",
+     [(3, 11, "info")]),
+    ("import tensorflow as tf\ndef f(p, g):\n    return tf.reduce_mean(-tf.pow(1. - p, g) * tf.math.log(p))\n",
+     [(3, 11, "info")]),
+    ("import tensorflow as tf\ndef f(q, p, z):\n    r = q.log_prob(z) - p.log_prob(z)\n    return tf.reduce_sum(r)\n",
+     [(4, 11, "info")]),
+])
+def test_severity_info_where_the_code_shows_one_shape(source, expected):
+    assert _severities(source) == expected
+
+
+@pytest.mark.parametrize("source, expected", [
+    # near misses: the shapes are not tied together, warning
+    ("import tensorflow as tf\ndef f(x, y):\n    return tf.reduce_sum(x * tf.ones_like(y))\n", [(3, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(a, b, s, t):\n    return tf.reduce_sum(tf.reshape(a, s) - tf.reshape(b, t))\n",
+     [(3, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(v):\n    x = tf.nn.relu(v)\n    return tf.reduce_mean(x[:, 0:1] - x[:, 1:3])\n",
+     [(4, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(v, w):\n    x, y = tf.nn.relu(v), tf.nn.relu(w)\n    return tf.reduce_mean(x[:, 1:] - y[:, :-1])\n",
+     [(4, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(v, y):\n    x = tf.nn.relu(v)\n    return tf.reduce_mean(x[:, 0:1] - tf.reduce_max(y, 1, keepdims=True))\n",
+     [(4, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(v):\n    x = tf.nn.relu(v)\n    return tf.reduce_mean(x[:, 0:1] - tf.reduce_max(x, 0, keepdims=True))\n",
+     [(4, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(x, k):\n    mu = tf.nn.conv2d(x, k, 2, 'SAME')\n"
+     "    return tf.reduce_mean(x - mu)\n", [(4, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(v):\n    x = tf.nn.relu(v)\n    return tf.reduce_mean(tf.abs(x[:, 1:] - x[:, :-1]) + x[:, :1])\n",
+     [(4, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(pairs):\n    return tf.reduce_sum(tf.nn.relu(pairs[0]) - tf.nn.relu(pairs[1]))\n",
+     [(3, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(q, p, z, w):\n    return tf.reduce_sum(q.log_prob(z) - p.log_prob(w))\n",
+     [(3, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(x, y):\n    dim = tf.cast(tf.shape(x), tf.float32)\n    return tf.reduce_sum(y / dim)\n",
+     [(4, 11, "warning")]),
+    # the true kinds: independent inputs, a reconstruction and its input, a mask times a loss
+    ("import tensorflow as tf\ndef loss(y_true, y_pred):\n    return tf.reduce_mean((y_true - y_pred) ** 2)\n",
+     [(3, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(x, decoder):\n    x_hat = decoder(x)\n    return tf.reduce_mean(x - x_hat)\n",
+     [(4, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(model, x, labels):\n    mask = tf.cast(labels > 0, tf.float32)\n"
+     "    loss = model(x)\n    return tf.reduce_sum(mask * loss)\n", [(5, 11, "warning")]),
+    ("import tensorflow as tf\ndef f(pairs):\n    a = pairs[0]\n    b = pairs[1]\n    return tf.reduce_sum(a - b)\n",
+     [(5, 11, "warning")]),
+])
+def test_severity_warning_where_nothing_ties_the_shapes(source, expected):
+    assert _severities(source) == expected

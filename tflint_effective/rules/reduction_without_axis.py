@@ -11,10 +11,21 @@ that may be tensors of different shapes through a broadcasting operator
 (``x + y``, ``labels * log_p``, ``(a - b) * 0.5``, also through a name bound
 once to it), where the silent broadcast happens; info for a plain full
 reduction of one value, where the missing axis is a matter of style.  An
-operand that is a number, a scalar tensor, an attribute or subscript not known
-to be a tensor (``self.eps``, ``cfg["eps"]``: often Python floats) or a
-parameter with a number default does not mix; nor do two element-wise
-functions of the same value (``p * tf.math.log(p + 1e-8)``: one shape).  A reduction bound by ``functools.partial`` is reported
+operand that is a number, a scalar tensor (``tf.cast(tf.shape(x)[1],
+tf.float32)``, ``tf.size(x)``, a full reduction, ``tf.norm(x)``,
+``tf.math.log(float(n))``), an attribute, subscript or ``d.get(k, 1.0)`` not
+known to be a tensor (``self.eps``, ``cfg["eps"]``: often Python floats) or a
+parameter with a number default does not mix.  Nor do two operands the code
+gives one shape, which get info: element-wise functions of the same value
+(``p * tf.math.log(p + 1e-8)``), ``tf.ones_like(t)`` / ``tf.zeros_like(t)`` /
+``tf.fill(tf.shape(t), v)`` against ``t``, ``tf.reshape(a, s)`` against
+``tf.reshape(b, s)``, slices of one tensor of the same extents
+(``x[:, 1:] - x[:, :-1]``; ``x[:, 0:1]`` against a ``keepdims=True`` reduction
+of ``x`` along axis 1), Gram matrices (``tf.matmul(x, x, transpose_b=True)``
+against the same of ``y``), a stride-1 ``"SAME"`` convolution of the other
+operand, one method called with the same arguments (``q.log_prob(z) -
+p.log_prob(z)``), a value broadcast on purpose (``tf.tile``, ``tf.expand_dims``,
+``[:, None]``).  A reduction bound by ``functools.partial`` is reported
 where the partial is called, when neither passes an axis.  Reductions of a
 shape (``tf.reduce_prod(tf.shape(x)[1:])``, ``x.shape``), of a scalar, or of a
 list holding a number (``tf.reduce_max([n - k, 0])``: packing it gives a vector,
@@ -30,11 +41,16 @@ module's ``shape`` function (``tf.shape``, ``np.shape``) or read from
 ``.shape``; shapes returned by methods (``dist.batch_shape_tensor()``) and
 lists of scalars built by helpers are reported.  Tensors held in attributes or
 dicts whose kind the analysis does not know (``self.labels - self.logits``)
-get info, not warning.
+get info, not warning; so does a broadcast inside an element-wise call
+(``tf.square(labels - logits)``: only the operator at the top is examined).
+Shapes tied together elsewhere (a ``check_shape`` helper, values stacked from
+loops of one length, one network applied to two batches, the branches of an
+``if``) are not seen: warning.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import elementwise_root
+from ..analysis.numeric_patterns import ELEMENTWISE
+from ..analysis.same_shape import BINARY_ELEMENTWISE, same_shape
 from ..analysis.syntax import has_star_args
 from ..analysis.context import NUMBER, SCALAR, TENSOR
 from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
@@ -45,6 +61,7 @@ BROADCASTING = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide
 # Every spelling takes the axis as its second parameter.
 TARGETS = with_math(*REDUCTIONS) | {f"math.{name}" for name in MATH_ONLY_REDUCTIONS}
 AXIS_KEYWORDS = ("axis", "reduction_indices")  # TF1's spelling: TFE102 asks to rename it
+SCALAR_PRESERVING = ELEMENTWISE | BINARY_ELEMENTWISE  # of scalars, a scalar
 
 
 class ReductionWithoutAxis(Rule):
@@ -91,24 +108,56 @@ class ReductionWithoutAxis(Rule):
             return self._mixes(tensors[0]) if not isinstance(tensors[0], cst.Name) else False
         if not tensors:
             return False
-        roots = [elementwise_root(self.context, side, self._may_be_tensor) for side in sides]
-        return roots[0] is None or roots[1] is None or not roots[0].deep_equals(roots[1])
+        return not same_shape(self.context, sides[0], sides[1], self._may_be_tensor)
 
-    def _may_be_tensor(self, expr) -> bool:
+    def _may_be_tensor(self, expr, depth: int = 0) -> bool:
         """A tensor of rank 1 or more, or of unknown kind but not read the way Python numbers
-        are: unknown attributes and subscripts (``self.eps``, ``cfg["eps"]``) and parameters
-        with a number default (``eps=1e-8``) may well be floats, and do not count."""
+        are: unknown attributes and subscripts (``self.eps``, ``cfg["eps"]``), ``d.get(k, 1.0)``
+        and parameters with a number default (``eps=1e-8``) may well be floats, and do not
+        count; nor do scalars the code computes (``tf.cast(tf.shape(x)[1], tf.float32)``,
+        ``tf.math.log(float(n))``), also through a name bound once to them (there, an
+        attribute or a subscript is no evidence: ``d = pair[0]`` may be a tensor).
+        ``depth`` > 0: looking through a name or into an element-wise op's arguments."""
         kind = self.context.kind(expr)
-        if kind is not None:
-            return kind == TENSOR
-        if isinstance(expr, (cst.Attribute, cst.Subscript, cst.BaseString, cst.Integer, cst.Float)):
+        if kind not in (None, TENSOR):
             return False
+        if isinstance(expr, cst.Name) and depth < 4:
+            value = self.context.assigned_value(expr)
+            if value is not None and not self._may_be_tensor(value, depth + 1):
+                return False
+        if isinstance(expr, cst.Subscript) and self.context.is_shape_vector(expr.value):
+            return not (len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index))
+        if isinstance(expr, cst.Call) and not has_star_args(expr):
+            return self._may_be_tensor_call(expr, kind, depth)
+        if kind is not None:
+            return True
+        if isinstance(expr, (cst.BaseString, cst.Integer, cst.Float)):
+            return False
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+            return depth > 0
         if isinstance(expr, cst.Name):
             return not self._number_parameter(expr.value)
         if isinstance(expr, cst.UnaryOperation):
-            return self._may_be_tensor(expr.expression)
+            return self._may_be_tensor(expr.expression, depth)
         if isinstance(expr, cst.BinaryOperation):
-            return self._may_be_tensor(expr.left) or self._may_be_tensor(expr.right)
+            return self._may_be_tensor(expr.left, depth) or self._may_be_tensor(expr.right, depth)
+        return True
+
+    def _may_be_tensor_call(self, call: cst.Call, kind, depth: int) -> bool:
+        """Not when an element-wise op of numbers and scalars, a number conversion (``float(n)``),
+        or ``d.get(key, <number>)``."""
+        name = self.context.tf_call(call)
+        if name is not None and name.path in SCALAR_PRESERVING:  # the operands: one, or two (not a dtype)
+            operands = [arg.value for arg in call.args if arg.keyword is None][:1 + (name.path not in ELEMENTWISE)]
+            return any(self._may_be_tensor(operand, depth + 1) for operand in operands)
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in ("float", "int", "len") and self.context.owner(
+                func.value) is None:
+            return False
+        if isinstance(func, cst.Attribute) and func.attr.value == "get" and len(call.args) == 2:
+            default = call.args[1].value
+            default = default.expression if isinstance(default, cst.UnaryOperation) else default
+            return kind is not None or not isinstance(default, (cst.Integer, cst.Float))
         return True
 
     def _number_parameter(self, name: str) -> bool:
