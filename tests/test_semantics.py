@@ -93,6 +93,8 @@ MODE_CASES = [
     (TF + "ckpt = tf.train.Checkpoint()\nprobe(tf.math.log(x))\n", ["E"]),
     (TF + "tf.compat.v1.logging.set_verbosity(0)\nprobe(1)\n", ["E"]),
     (V1 + "tf.enable_eager_execution()\nprobe(1)\n", ["E"]),
+    (TF + "import tensorflow.contrib.eager as tfe\ntfe.enable_eager_execution()\nprobe(1)\n", ["E"]),  # the contrib spelling
+    (TF + "tf.contrib.eager.enable_eager_execution()\nprobe(tf.contrib.layers.flatten(x))\n", ["E"]),
     # graph blocks
     (TF + "with tf.Graph().as_default():\n    probe(1)\nprobe(2)\n", ["G", "E"]),
     (TF + "g = tf.Graph()\nwith g.as_default():\n    probe(1)\n", ["G"]),
