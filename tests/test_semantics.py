@@ -93,6 +93,8 @@ MODE_CASES = [
     (TF + "ckpt = tf.train.Checkpoint()\nprobe(tf.math.log(x))\n", ["E"]),
     (TF + "tf.compat.v1.logging.set_verbosity(0)\nprobe(1)\n", ["E"]),
     (V1 + "tf.enable_eager_execution()\nprobe(1)\n", ["E"]),
+    (TF + "import tensorflow.contrib.eager as tfe\ntfe.enable_eager_execution()\nprobe(1)\n", ["E"]),  # the contrib spelling
+    (TF + "tf.contrib.eager.enable_eager_execution()\nprobe(tf.contrib.layers.flatten(x))\n", ["E"]),
     # graph blocks
     (TF + "with tf.Graph().as_default():\n    probe(1)\nprobe(2)\n", ["G", "E"]),
     (TF + "g = tf.Graph()\nwith g.as_default():\n    probe(1)\n", ["G"]),
@@ -129,6 +131,27 @@ MODE_CASES = [
           "        probe(x)\n", ["F0"]),
     ("import mylib\nclass M(mylib.Model):\n    def call(self, x):\n        probe(x)\n", ["E"]),
     (TF + "class M(tf.Module):\n    def call(self, x):\n        probe(x)\n", ["E"]),
+    # a helper runs traced when every call of it is in traced code (and its name is only called)
+    (TF + "def _h(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return _h(x)\n", ["F"]),
+    (TF + "def _h(x):\n    probe(x)\n@tf.function(autograph=False)\ndef f(x):\n    return _h(x)\n", ["F0"]),
+    (TF + "def _h(x):\n    probe(x)\ndef _g(x):\n    return _h(x)\n@tf.function\ndef f(x):\n    return _g(x)\n",
+     ["F"]),  # through another helper
+    (TF + "def _h(x):\n    probe(x)\nclass M(tf.keras.Model):\n    def call(self, x):\n        return _h(x)\n", ["F"]),
+    (TF + "def _h(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return _h(x)\n_h(1)\n", ["E"]),  # also eager
+    (TF + "def _h(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return _h(x)\nfs = [_h]\n", ["E"]),  # a value
+    (TF + "def _h(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return tf.map_fn(_h, x)\n", ["E"]),
+    (TF + "__all__ = ['_h']\ndef _h(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return _h(x)\n", ["E"]),
+    (TF + "def _h(x):\n    probe(x)\n", ["E"]),  # never called
+    (TF + "def _h(x):\n    probe(x)\n    return _h(x - 1)\n@tf.function\ndef f(x):\n    return _h(x)\n",
+     ["E"]),  # recursion: no verdict, and it terminates
+    (TF + "def _a(x):\n    probe(x)\n    return _b(x)\ndef _b(x):\n    return _a(x)\n@tf.function\n"
+          "def f(x):\n    return _a(x)\n", ["E"]),
+    (TF + "def h(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return h(x)\n", ["E"]),  # public: callers unseen
+    (TF + "def h(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return h(x)\nif __name__ == '__main__':\n"
+          "    f(1)\n", ["F"]),  # ... but a script's
+    (TF + "def _h(x):\n    with tf.GradientTape() as t:\n        probe(x)\n@tf.function\ndef f(x):\n"
+          "    return _h(x)\n", ["E"]),  # its own signals decide
+    (TF + "def _h(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return _h(x)\nobj._h(1)\n", ["F"]),  # another object's
     # tf.data functions, only on a certain dataset
     (TF + "ds = tf.data.Dataset.range(4).map(lambda x: probe(x))\n", ["F"]),
     (TF + "def parse(x):\n    probe(x)\nds = tf.data.TFRecordDataset(files).batch(2)\nds = ds.map(parse)\n",

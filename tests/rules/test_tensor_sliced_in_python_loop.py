@@ -17,7 +17,7 @@ CASES = [
     ("for i in range(len(x)):\n    z += x[i]\n", [(5, 10, "TFE201")]),
     ("n = x.shape[0]\nfor i in range(n):\n    z += x[i]\n", [(6, 10, "TFE201")]),
     ("ys = tf.stack([x[i] for i in range(500)])\n", [(4, 16, "TFE201")]),
-    ("ys = [y for i in range(9) for y in tf.unstack(x[i])]\n", [(4, 47, "TFE201")]),
+    ("ys = [y for i in range(500) for y in tf.unstack(x[i])]\n", [(4, 49, "TFE201")]),
     ("for i in range(500):\n    for j in range(4):\n        z += x[i, j]\n", [(6, 14, "TFE201")]),
     # near misses
     ("for i in range(500):\n    z += x[0]\n", []),
@@ -32,9 +32,28 @@ CASES = [
     ("ys = [v[i] for i in range(500) for v in (x,)]\n", []),
     ("for i in range(500):\n    z += tf.gather(x, 0)\n", []),
     ("def range(n):\n    return [0]\nfor i in range(500):\n    z += x[i]\n", []),  # not the builtin: count unknown
-    # a literal sequence of at most four items is a handful of slices; five are reported
+    # a literal sequence of at most four items is a handful of slices; in eager code, up to 16
     ("for k in [0, 2, 5]:\n    z += tf.slice(x, [k], [1])\n", []),
-    ("for k in (0, 1, 2, 3, 4):\n    z += x[k]\n", [(5, 10, "TFE201")]),
+    ("for k in (0, 1, 2, 3, 4):\n    z += x[k]\n", []),
+    ("for k in (" + "1, " * 17 + "):\n    z += x[k]\n", [(5, 10, "TFE201")]),
+    ("for i in range(16):\n    z += x[i]\n", []),
+    ("for i in range(17):\n    z += x[i]\n", [(5, 10, "TFE201")]),
+    ("n = 16\nfor i in range(1, n):\n    z += x[i]\n", []),
+    ("for i in range(0, 500, 40):\n    z += x[i]\n", []),  # 13 iterations
+    ("n = 64\nfor i in range(n):\n    z += x[i]\n", [(6, 10, "TFE201")]),
+    # eager code that hands the slice straight to Python: plotting, printing, test assertions
+    ("import matplotlib.pyplot as plt\nfor i in range(500):\n    plt.imshow(x[i].numpy())\n", []),
+    ("import matplotlib.pyplot as plt\nfor i in range(500):\n    plt.imshow(x[i])\n", []),
+    ("import matplotlib.pyplot as plt\nfig = plt.figure()\nfor i in range(500):\n"
+     "    ax = fig.add_subplot(25, 20, i + 1)\n    ax.matshow(x[i][:-1])\n", []),
+    ("for i in range(500):\n    print(x[i][0])\n    v = float(tf.gather(x, i)[0])\n", []),
+    ("for i in range(500):\n    self.assertTrue(x[i])\n", []),
+    # ... but not a computation with it, nor a function that may compute
+    ("for i in range(500):\n    print(x[i] * 2)\n", [(5, 11, "TFE201")]),
+    ("for i in range(500):\n    show(x[i])\n", [(5, 10, "TFE201")]),
+    ("for i in range(500):\n    model.fit(x[i])\n", [(5, 15, "TFE201")]),
+    ("def print(t):\n    return t\nfor i in range(500):\n    z += print(x[i])\n", [(7, 16, "TFE201")]),
+    ("for i in range(500):\n    z += tf.constant(x[i].numpy())\n", []),
     # a count of unknown origin (devices, dimensions, classes) may be small: not reported
     ("for k in [*ks]:\n    z += x[k]\n", []),
     ("for i, row in enumerate(rows):\n    z += x[i] * row\n", []),
@@ -72,6 +91,26 @@ def test_loops_autograph_converts_are_reported_in_eager_code_only():
     assert severities(compiled) == [(11, "warning"), (13, "warning")]  # range(n): a count of unknown origin
 
 
+def test_eager_only_exemptions_leave_graphs_reported():
+    """A literal handful and slices handed to Python cost little in eager code; graphs unroll them."""
+    body = "for i in range(9):\n    z += x[i]\nfor i in range(500):\n    print(x[i])\n"
+    assert severities(HEADER + body) == []
+    v1 = "import tensorflow.compat.v1 as tf\nx = tf.random_normal([500, 4])\nz = tf.zeros([4])\n"
+    assert severities(v1 + body) == [(5, "warning"), (7, "warning")]
+    compiled = ("import tensorflow as tf\n@tf.function\ndef f():\n    x = tf.random.normal([500, 4])\n"
+                "    z = tf.zeros([4])\n    for i in range(9):\n        z += x[i]\n    for i in range(500):\n"
+                "        print(x[i])\n    return z\n")
+    assert severities(compiled) == [(7, "warning"), (9, "warning")]
+
+
+def test_a_helper_called_only_from_tf_function_is_traced():
+    helper = ("import tensorflow as tf\ndef _rows():\n    x = tf.ones([500, 4])\n    z = tf.zeros([4])\n"
+              "    for i in tf.range(500):\n        z += x[i]\n    return z\n")
+    assert severities(helper + "@tf.function\ndef f():\n    return _rows()\n") == []
+    assert severities(helper + "print(_rows())\n") == [(6, "warning")]  # eager
+    assert severities(helper + "@tf.function\ndef f():\n    return _rows()\nprint(_rows())\n") == [(6, "warning")]
+
+
 @pytest.mark.parametrize("header, gather", [
     ("import tensorflow.compat.v1 as tf\nx = tf.random_normal([500, 4])\n", "tf.gather"),  # TF1 graph
     ("from tensorflow import gather, random\nx = random.normal([500, 4])\n", "gather"),
@@ -94,3 +133,6 @@ def test_bad_unrolls_one_slice_per_row_and_good_is_constant(tf):
     assert graph_ops(good, 20) == graph_ops(good, 10)
     assert_same_values(bad.row_sum(20), good.row_sum(20))
     assert_same_values(bad.main(), good.main())
+    assert bad.shown_rows(20)["shown"] == [float(4 * i) for i in range(20)]
+    graph = bad.row_sum_through_helper.get_concrete_function().graph
+    assert [op.type for op in graph.get_operations() if "While" in op.type] == ["StatelessWhile"]

@@ -127,7 +127,7 @@ TF1_ONLY = {
     "assign", "assign_add", "summary.merge_all",
 }
 TF1_ONLY_PREFIXES = ("layers.", "contrib.", "nn.rnn_cell.")
-EAGER_SIGNALS = {"enable_eager_execution", "enable_v2_behavior"}
+EAGER_SIGNALS = {"enable_eager_execution", "enable_v2_behavior", "contrib.eager.enable_eager_execution"}
 MODULE_WIDE_GRAPH = {"disable_eager_execution", "disable_v2_behavior"}  # whatever the spelling
 
 # Wrappers that stand for ``tf.function`` (the ``function-decorators`` setting adds more).

@@ -13,7 +13,15 @@ Inside ``tf.function`` autograph turns ``for i in tf.range(n)`` (or ``range``
 of a tensor) into one ``tf.while_loop``: such loops are reported in eager code
 only, and ``for`` statements whose iterable is not provably Python's
 (``range`` of Python ints) are off in ``tf.function``.  Comprehensions are
-never converted and are reported in every mode.
+never converted and are reported in every mode.  A helper of the module
+called only from ``tf.function`` code runs traced too (the semantic model gives
+it mode F), so its ``for i in tf.range(n)`` is not reported.  Eager code is
+exempt where vectorising has nothing to gain: a literal count of at most 16
+(``range(9)``: 16 slices and adds take about a millisecond, measured on TF 2.21)
+and a slice handed straight to Python (the receiver of ``.numpy()``, an argument
+of ``print``, ``int``, ``float``..., of matplotlib / PIL / IPython, of an object
+such as ``ax = fig.add_subplot(...)`` made by one, or of a test's
+``self.assert...``): a plotting grid, a printout.  Graphs still unroll both.
 
 Fix safety: none offered.  Even the plain accumulation ``z = tf.zeros(...)``,
 ``for i in range(n): z += x[i]`` is not provably ``tf.reduce_sum(x[:n],
@@ -22,8 +30,10 @@ the last bits (measured: up to 1e-4 on 500 rows), and the shape and dtype of
 the zeros, which broadcasting may change, are not known statically.
 
 Known problems: ``while`` loops and loops in helpers called from a loop are not
-seen.  Only loops that run once per row of the data are reported: a literal
-count above 4 (``range(500)``, five literal items), or the length of the sliced
+seen.  A slice bound to a name first (``idx = order[i]``) is never taken for
+Python's, whatever reads the name.  Only loops that run once per row of the data
+are reported: a literal count above 4 (``range(500)``, five literal items; in
+eager code above 16), or the length of the sliced
 tensor's first axis (``range(len(x))``, ``range(x.shape[0])``, ``tf.range(n)``
 with ``x = tf.reshape(..., [n, 4])``) unless its static shape shows 4 rows or
 fewer.  A count of unknown origin (``range(num_gpus)``, ``enumerate(ks)``) or of
@@ -48,6 +58,9 @@ from ..rule import DISPLAY_ONLY, MODES, WARNING, Rule, per_mode
 SLICING_OPS = {"slice": "input_", "strided_slice": "input_", "gather": "params",
                "gather_nd": "params"}
 FEW_ITERATIONS = 4
+FEW_EAGER_ITERATIONS = 16  # eager: 16 slices and adds of 4 floats take ~1 ms (TF 2.21, CPU)
+PRINTING = frozenset({"print", "int", "float", "bool", "str", "repr", "format"})  # builtins
+DISPLAY_MODULES = ("matplotlib.", "PIL.", "IPython.", "seaborn.")
 EVERYWHERE = per_mode(WARNING)
 UNLESS_AUTOGRAPH = per_mode(WARNING, F=None)
 EAGER_ONLY = per_mode(None, E=WARNING)
@@ -79,7 +92,7 @@ class TensorSlicedInPythonLoop(Rule):
             return  # x[i][j]: reported once, at x[i]
         severity = self._severity(node.value, node.slice)
         if severity:
-            self.report(node, severity=severity)
+            self.report(node, severity=self._unless_shown(node, severity))
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
@@ -91,7 +104,7 @@ class TensorSlicedInPythonLoop(Rule):
             indices = [arg for arg in node.args if arg is not sliced]
             severity = self._severity(sliced.value, indices)
             if severity:
-                self.report(node, severity=severity)
+                self.report(node, severity=self._unless_shown(node, severity))
 
     def _severity(self, sliced, index):
         """Per-mode severity when ``sliced`` is a tensor indexed by a loop variable."""
@@ -102,8 +115,55 @@ class TensorSlicedInPythonLoop(Rule):
         if (not loops or not self.context.is_tensor(sliced)
                 or self.context.is_shape_vector(sliced)):
             return None
-        modes = [self._modes(loop) for loop in loops]
-        return per_mode(None, **{mode: WARNING for mode in MODES if any(m[mode] for m in modes)})
+        modes = [per_mode(self._modes(loop), E=None) if self._few_in_eager(loop) else self._modes(loop)
+                 for loop in loops]
+        severity = {mode: WARNING for mode in MODES if any(m[mode] for m in modes)}
+        return per_mode(None, **severity) if severity else None
+
+    def _few_in_eager(self, loop) -> bool:
+        """A literal count of at most 16 (``range(9)``, ``n = 16; range(1, n)``): eager code
+        pays about a millisecond for such slices; graphs still unroll them."""
+        if isinstance(loop.iter, (cst.List, cst.Tuple)):
+            return len(loop.iter.elements) <= FEW_EAGER_ITERATIONS and not any(
+                isinstance(element, cst.StarredElement) for element in loop.iter.elements)
+        bounds = range_arguments(self.context, loop.iter)
+        values = [self._value(bound) for bound in bounds or ()]
+        if not values or len(values) > 3 or not all(isinstance(v, cst.Integer) for v in values):
+            return False
+        return len(range(*(int(v.value, 0) for v in values))) <= FEW_EAGER_ITERATIONS
+
+    def _unless_shown(self, node, severity):
+        """Off in eager code when the slice goes straight to Python: the receiver of
+        ``.numpy()``, or an argument of ``print``, ``int``..., of a plotting library (also
+        through ``ax = plt.subplot(...)``) or of a test's ``self.assert...``."""
+        ancestors = self.context.ancestors
+        at = len(ancestors) - 1
+        while at >= 2:
+            parent = ancestors[at - 1]
+            if isinstance(parent, cst.Subscript) and parent.value is ancestors[at]:
+                at -= 1  # x[i][:, 0]: the whole chain
+            elif (isinstance(parent, cst.Attribute) and parent.attr.value == "numpy"
+                  and isinstance(ancestors[at - 2], cst.Call) and ancestors[at - 2].func is parent):
+                return per_mode(severity, E=None)
+            else:
+                break
+        arg, call = ancestors[at - 1], ancestors[at - 2] if at >= 2 else None
+        if isinstance(arg, cst.Arg) and isinstance(call, cst.Call) and self._shows(call.func, 3):
+            return per_mode(severity, E=None)
+        return severity
+
+    def _shows(self, func, depth: int) -> bool:
+        """``func`` certainly hands its arguments to Python: see ``_unless_shown``."""
+        if isinstance(func, cst.Name) and func.value in PRINTING:
+            return self.context.owner(func.value) is None  # the builtin
+        if (self.context.qualname(func) or "").startswith(DISPLAY_MODULES):
+            return True
+        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+            return False
+        if func.value.value == "self" and func.attr.value.startswith("assert"):
+            return True
+        made_by = self.context.assigned_value(func.value)  # ax = fig.add_subplot(...)
+        return depth > 0 and isinstance(made_by, cst.Call) and self._shows(made_by.func, depth - 1)
 
     def _modes(self, loop):
         bounds = range_arguments(self.context, loop.iter)
