@@ -12,7 +12,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Set, Union
 import libcst as cst
 
 from .names import COMPREHENSIONS, FUNCTION_LIKE
-from .syntax import bindings_in
+from .syntax import bindings_in, code_children
 from .tf_api import NOT_TENSOR, NOT_TENSOR_PREFIXES, with_math
 
 LoopNode = Union[cst.For, cst.CompFor]
@@ -89,7 +89,7 @@ def names_in(nodes: Iterable[cst.CSTNode]) -> Set[str]:
         elif isinstance(node, cst.Arg):
             stack.append(node.value)
         else:
-            stack.extend(node.children)
+            stack.extend(code_children(node))
     return found
 
 

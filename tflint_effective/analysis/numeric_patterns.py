@@ -14,7 +14,7 @@ import libcst as cst
 from .names import Assigned, Import
 from .tf_api import (ACTIVATED_LAYER_CLASSES, ACTIVATED_LAYER_FUNCTIONS, KERAS_ACTIVATIONS, LOG,
                      REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, tf_name, with_math)
-from .syntax import call_arg, has_star_args
+from .syntax import call_arg, code_children, has_star_args
 
 # A shift computed from these makes ``exp(x - shift)`` stable (at most ``exp(0)`` for the largest x).
 SHIFTS = REDUCE_MAX | REDUCE_LOGSUMEXP
@@ -264,7 +264,7 @@ def _computed_from(context, expr: cst.BaseExpression, paths, seen: set) -> bool:
         elif isinstance(node, cst.Attribute):
             stack.append(node.value)
         elif isinstance(node, cst.BaseExpression):
-            stack += [child for child in node.children if isinstance(child, cst.BaseExpression)]
+            stack += [child for child in code_children(node) if isinstance(child, cst.BaseExpression)]
     return False
 
 

@@ -36,7 +36,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from ..analysis.context import NUMBER
-from ..analysis.syntax import call_arg
+from ..analysis.syntax import call_arg, code_children
 from ..rule import ERROR, Rule, per_mode
 
 # Return a copy of their first argument that runs the check when computed.
@@ -199,7 +199,7 @@ def _loads(tree: cst.CSTNode) -> Iterator[cst.Name]:
         elif isinstance(node, (cst.Attribute, cst.Arg)):
             stack.append(node.value)
         elif not (isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name)):
-            stack.extend(node.children)
+            stack.extend(code_children(node))
 
 
 def _reads(tree: cst.CSTNode, name: str) -> bool:
@@ -208,12 +208,12 @@ def _reads(tree: cst.CSTNode, name: str) -> bool:
 
 def _read_in_nested_scope(owner: cst.CSTNode, name: str) -> bool:
     """A function or lambda inside ``owner`` reads ``name``: it may run at any time."""
-    stack = list(owner.children)
+    stack = list(code_children(owner))
     while stack:
         node = stack.pop()
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             if _reads(node, name):
                 return True
         else:
-            stack.extend(node.children)
+            stack.extend(code_children(node))
     return False
