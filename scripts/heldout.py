@@ -8,8 +8,9 @@
 A review item is one rule's findings on one line of one file, at the default minimum severity
 (warning: what users see).  Per rule the items are ordered by the SHA-256 of
 ``<seed>:<unit>/<path>:<line>:<code>`` and the first 25 are sampled (50 when there are 100 or
-more).  The seed is 16 for round 2's measurement and 18 (the default) for round 3's fresh
-sample; verdicts are kept per item, so an item sampled in both rounds keeps its verdict.  A verdict is ``true`` (a real defect or risk the maintainer would accept a change
+more).  The seed is 16 for round 2's measurement, 18 for round 3's first sample and 19 (the default)
+for its sample after the precision passes; verdicts are kept per item, so an item sampled again
+keeps its verdict.  A verdict is ``true`` (a real defect or risk the maintainer would accept a change
 for), ``false`` or ``debatable``; debatable verdicts above 20% of a sample count as false.
 A rule with fewer than 20 items is reported as unmeasured.
 """
@@ -33,8 +34,8 @@ from tflint_effective.levels import SEVERITY_RANK, WARNING  # noqa: E402
 
 VERDICTS = ROOT / "quality" / "heldout_verdicts.csv"
 LABELS = ROOT / "quality" / "recall" / "labels.csv"
-SEEDS = {"round2": 16, "round3": 18}
-SEED = SEEDS["round3"]
+SEEDS = {"round2": 16, "round3": 18, "round3, after the precision passes": 19}
+SEED = 19
 
 
 def _unit_dir(root: Path, name: str) -> Path:
