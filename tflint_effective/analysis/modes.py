@@ -15,7 +15,8 @@ A node's mode is settled after the traversal (``tf.function(f)`` may follow
    is in code that runs traced: F when any caller is F, F0 when all are F0 (autograph converts
    the functions a ``tf.function`` calls: measured on TF 2.21, a helper's ``for i in
    tf.range(n)`` becomes one ``While`` op).  Resolved after the traversal, each helper once;
-   a helper whose callers' modes depend on itself (recursion) gets no verdict here;
+   a helper whose callers' modes depend on itself (recursion) gets no verdict here
+   (``callers.py``);
 Then signals, innermost scope first:
 3. a function's own signals: sessions, placeholders, collections... (G); ``GradientTape`` or
    an ``if not tf.executing_eagerly(): raise/return`` guard (not G, so E); both: no verdict;
@@ -80,11 +81,7 @@ class Modes:
         self.signals: Dict[cst.CSTNode, Set[str]] = {}  # function, class or module -> signals
         self.wrappers = {**FUNCTION_WRAPPERS, **dict.fromkeys(function_decorators, "F")}
         self._modes: Dict[cst.CSTNode, Tuple[cst.CSTNode, ...]] = {}  # node -> its enclosing mode_stack
-        # helpers: (id(owner scope), name) -> the enclosing mode_stack of every call ``name(...)``
-        self.call_stacks: Dict[Tuple[int, str], list] = {}
-        self.used_names: Set[str] = set()  # names read other than as the function of a call
-        self._exports: Optional[Tuple[bool, Optional[Set[str]]]] = None  # (a script?, ``__all__``)
-        self._callee_modes: Dict[cst.FunctionDef, Optional[str]] = {}
+        self._init_callers()
         if self._guards_eager(self.context.module.body):
             self.eager_signal = True
 
@@ -155,55 +152,6 @@ class Modes:
             mode = self.traced_names.get((id(self._def_owner(node)), node.name.value))
             if mode is None:
                 mode = self._callee_mode(node)
-        return mode
-
-    def _module_exports(self) -> Tuple[bool, Optional[Set[str]]]:
-        """(whether the module is a script or notebook, the names its ``__all__`` lists, None
-        when some ``__all__`` is not a literal list of strings): its top-level statements only."""
-        if self._exports is None:
-            script = self.context.path.endswith((".ipynb", ".ipynb.py"))
-            exported: Optional[Set[str]] = set()
-            for statement in self.context.module.body:
-                if (isinstance(statement, cst.If) and isinstance(statement.test, cst.Comparison)
-                        and isinstance(statement.test.left, cst.Name) and statement.test.left.value == "__name__"):
-                    script = True  # if __name__ == "__main__":
-                for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
-                    targets = ([t.target for t in small.targets] if isinstance(small, cst.Assign)
-                               else [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else [])
-                    if exported is None or not any(isinstance(t, cst.Name) and t.value == "__all__" for t in targets):
-                        continue
-                    value = small.value
-                    if isinstance(value, (cst.List, cst.Tuple)) and all(
-                            isinstance(e.value, cst.SimpleString) for e in value.elements):
-                        exported.update(str(e.value.evaluated_value) for e in value.elements)
-                    else:
-                        exported = None
-            self._exports = (script, exported)
-        return self._exports
-
-    def _callee_mode(self, function: cst.FunctionDef) -> Optional[str]:
-        """F or F0 when every call of this helper runs traced (module docstring, step 2)."""
-        if function in self._callee_modes:
-            return self._callee_modes[function]
-        self._callee_modes[function] = None  # while resolving: a call from itself gives no verdict
-        name = function.name.value
-        scope = self.context.scope_of(function)
-        if (scope is None or scope.parent is None or scope.parent.is_class or function.decorators
-                or function.asynchronous is not None or name in self.used_names
-                or self.signals.get(function, set()) & {GRAPH, EAGER}
-                or len(scope.parent.bindings.get(name, ())) != 1):
-            return None
-        script, exported = self._module_exports()
-        if exported is None or name in exported:
-            return None  # listed in ``__all__``, or an ``__all__`` not spelled out
-        if not (scope.parent.parent is not None or name.startswith("_") or script):
-            return None  # a public function of a library: callers may be in other modules
-        stacks = self.call_stacks.get((id(scope.parent), name), ())
-        modes = {self._settle(stack) for stack in stacks}
-        mode = None
-        if modes and modes <= {"F", "F0"}:
-            mode = "F" if "F" in modes else "F0"
-        self._callee_modes[function] = mode
         return mode
 
     def _signalled(self, node: Optional[cst.CSTNode]) -> Optional[str]:
@@ -287,18 +235,8 @@ class Modes:
             return  # only the outermost chain is resolved; calls are seen in visit_Call
         self._note_name(self.context.tf_name(node))
 
-    def visit_Name(self, node: cst.Name) -> None:
-        parent = self.context.parent
-        if not ((type(parent) is cst.Call and parent.func is node)
-                or (type(parent) in (cst.FunctionDef, cst.ClassDef) and parent.name is node)
-                or (type(parent) is cst.Attribute and parent.attr is node)
-                or (type(parent) is cst.Arg and parent.keyword is node)):
-            self.used_names.add(node.value)
-
     def visit_Call(self, node: cst.Call) -> None:
-        if type(node.func) is cst.Name:
-            owner = self.context.owner(node.func.value)
-            self.call_stacks.setdefault((id(owner), node.func.value), []).append(tuple(self.mode_stack))
+        self._record_call(node)
         name = self.context.tf_call(node)
         self._note_name(name)
         explicit = False

@@ -378,26 +378,3 @@ def compat_of(context, call: cst.Call) -> Optional[str]:
     """"v1" for ``tf.compat.v1.exp(...)``: the API a fix must stay in."""
     name = context.tf_call(call)
     return name.compat if name is not None else None
-
-
-def elementwise_root(context, expr: cst.BaseExpression, is_tensor) -> Optional[cst.BaseExpression]:
-    """The one name (or attribute) an element-wise expression is computed from, so a value of
-    its shape: ``p`` for ``p``, ``-p``, ``tf.math.log(p + 1e-8)``, ``(1 - p) * 0.5``; None when
-    two operands pass ``is_tensor`` (the shapes may broadcast) or an op is not element-wise."""
-    while True:
-        if isinstance(expr, (cst.Name, cst.Attribute)):
-            return expr
-        if isinstance(expr, cst.UnaryOperation):
-            expr = expr.expression
-        elif isinstance(expr, cst.Call):
-            name = context.tf_call(expr)
-            if name is None or name.path not in ELEMENTWISE or has_star_args(expr) or not expr.args:
-                return None
-            expr = expr.args[0].value
-        elif isinstance(expr, cst.BinaryOperation) and not isinstance(expr.operator, cst.MatrixMultiply):
-            tensors = [side for side in (expr.left, expr.right) if is_tensor(side)]
-            if len(tensors) != 1:
-                return None
-            expr = tensors[0]
-        else:
-            return None

@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 
 import libcst as cst
 
+from .callers import CallerModes
 from .flow import Flow, _Branch, _Frame
 from .kinds import DATASET, SCALAR, TENSOR, TENSOR_KINDS, Kinds
 from .modes import Modes
@@ -25,7 +26,7 @@ from .syntax import call_arg
 from .tf_api import SHAPE_VECTORS, TFName
 
 
-class SemanticModel(Modes, Flow, Kinds, cst.BatchableCSTVisitor):
+class SemanticModel(Modes, CallerModes, Flow, Kinds, cst.BatchableCSTVisitor):
     """Collects mode signals and name kinds during the traversal; answers questions."""
 
     def __init__(self, context, table, function_decorators=(), python2=False):

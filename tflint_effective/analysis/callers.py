@@ -1,0 +1,90 @@
+"""The mode of a helper from its callers (part of the semantic model, step 2 of ``modes.py``).
+
+A function of this module with no declared mode and no mode signals of its own
+runs traced when every call of it is in traced code: autograph converts a
+helper called from a ``tf.function`` like the function itself.  Only when
+every caller is in sight: the helper is defined once, undecorated, not a
+method, only ever called (never passed as a value, never in ``__all__``), and
+private, nested, or in a script or notebook.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Set, Tuple
+
+import libcst as cst
+
+from .modes import EAGER, GRAPH
+
+
+class CallerModes:
+    """The visitor methods that record calls and names, and a helper's mode from its callers."""
+
+    def _init_callers(self) -> None:
+        # (id(owner scope), name) -> the enclosing mode_stack of every call ``name(...)``
+        self.call_stacks: Dict[Tuple[int, str], list] = {}
+        self.used_names: Set[str] = set()  # names read other than as the function of a call
+        self._exports: Optional[Tuple[bool, Optional[Set[str]]]] = None  # (a script?, ``__all__``)
+        self._callee_modes: Dict[cst.FunctionDef, Optional[str]] = {}
+
+    def _record_call(self, node: cst.Call) -> None:
+        if type(node.func) is cst.Name:
+            owner = self.context.owner(node.func.value)
+            self.call_stacks.setdefault((id(owner), node.func.value), []).append(tuple(self.mode_stack))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        parent = self.context.parent
+        if not ((type(parent) is cst.Call and parent.func is node)
+                or (type(parent) in (cst.FunctionDef, cst.ClassDef) and parent.name is node)
+                or (type(parent) is cst.Attribute and parent.attr is node)
+                or (type(parent) is cst.Arg and parent.keyword is node)):
+            self.used_names.add(node.value)
+
+    def _callee_mode(self, function: cst.FunctionDef) -> Optional[str]:
+        """F or F0 when every call of this helper runs traced."""
+        if function in self._callee_modes:
+            return self._callee_modes[function]
+        self._callee_modes[function] = None  # while resolving: a call from itself gives no verdict
+        name = function.name.value
+        scope = self.context.scope_of(function)
+        if (scope is None or scope.parent is None or scope.parent.is_class or function.decorators
+                or function.asynchronous is not None or name in self.used_names
+                or self.signals.get(function, set()) & {GRAPH, EAGER}
+                or len(scope.parent.bindings.get(name, ())) != 1):
+            return None
+        if self._exports is None:
+            self._exports = module_exports(self.context.module, self.context.path)
+        script, exported = self._exports
+        if exported is None or name in exported:
+            return None  # listed in ``__all__``, or an ``__all__`` not spelled out
+        if not (scope.parent.parent is not None or name.startswith("_") or script):
+            return None  # a public function of a library: callers may be in other modules
+        stacks = self.call_stacks.get((id(scope.parent), name), ())
+        modes = {self._settle(stack) for stack in stacks}
+        mode = None
+        if modes and modes <= {"F", "F0"}:
+            mode = "F" if "F" in modes else "F0"
+        self._callee_modes[function] = mode
+        return mode
+
+
+def module_exports(module: cst.Module, path: str) -> Tuple[bool, Optional[Set[str]]]:
+    """(whether the module is a script or notebook, the names its ``__all__`` lists, None when
+    some ``__all__`` is not a literal list of strings): from its top-level statements only."""
+    script = path.endswith((".ipynb", ".ipynb.py"))
+    exported: Optional[Set[str]] = set()
+    for statement in module.body:
+        if (isinstance(statement, cst.If) and isinstance(statement.test, cst.Comparison)
+                and isinstance(statement.test.left, cst.Name) and statement.test.left.value == "__name__"):
+            script = True  # if __name__ == "__main__":
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            targets = ([t.target for t in small.targets] if isinstance(small, cst.Assign)
+                       else [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else [])
+            if exported is None or not any(isinstance(t, cst.Name) and t.value == "__all__" for t in targets):
+                continue
+            value = small.value
+            if isinstance(value, (cst.List, cst.Tuple)) and all(
+                    isinstance(e.value, cst.SimpleString) for e in value.elements):
+                exported.update(str(e.value.evaluated_value) for e in value.elements)
+            else:
+                exported = None
+    return script, exported
