@@ -28,7 +28,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-from tflint_effective.engine import guard  # noqa: E402  (imports only the standard library)
+from tflint_effective.engine import guard, token_scan  # noqa: E402  (imports only the standard library)
 
 CORPUS = pathlib.Path.home() / ".cache" / "tflint-effective-corpus"
 
@@ -134,14 +134,14 @@ def parse_in_subprocess(source: str, timeout: float) -> dict:
 
 def predicted(source: str):
     """The guard's estimate for the costliest statement: (seconds, MB)."""
-    result = guard.scan(source)
-    worst = (result.tokens * guard.SECONDS_PER_TOKEN, result.tokens * guard.MB_PER_TOKEN)
+    result = token_scan.scan(source)
+    worst = (result.tokens * token_scan.SECONDS_PER_TOKEN, result.tokens * token_scan.MB_PER_TOKEN)
     for s in result.statements:
-        seconds = s.seconds + s.tokens * guard.SECONDS_PER_TOKEN
-        worst = max(worst, (seconds, s.megabytes + s.tokens * guard.MB_PER_TOKEN))
+        seconds = s.seconds + s.tokens * token_scan.SECONDS_PER_TOKEN
+        worst = max(worst, (seconds, s.megabytes + s.tokens * token_scan.MB_PER_TOKEN))
     if len(result.statements) <= 1:
         return worst
-    return result.seconds(), result.tokens * guard.MB_PER_TOKEN + result.megabytes()  # parsed whole
+    return result.seconds(), result.tokens * token_scan.MB_PER_TOKEN + result.megabytes()  # parsed whole
 
 
 def largest_accepted(make, sizes):

@@ -14,7 +14,7 @@ import tokenize
 
 import pytest
 
-from tflint_effective.engine import guard
+from tflint_effective.engine import guard, token_scan
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "fixtures").glob("*/*.py"))
@@ -49,8 +49,8 @@ def logical_lines(source):
 
 
 def scanned_lines(source, monkeypatch):
-    monkeypatch.setattr(guard, "_MIN_TOKENS", 0)  # record every statement
-    statements = guard.scan(source).statements
+    monkeypatch.setattr(token_scan, "_MIN_TOKENS", 0)  # record every statement
+    statements = token_scan.scan(source).statements
     lines = guard._lines(source, [offset for s in statements for offset in (s.start, s.end)])
     return [(lines[s.start], lines[s.end]) for s in statements]
 
@@ -258,7 +258,7 @@ def test_an_unterminated_triple_quoted_string_runs_to_the_end():
 # -- cost: one pass, a few percent of a parse --------------------------------------------
 
 class CountingPattern:
-    """Stands for guard._TOKEN and records what each finditer call consumed."""
+    """Stands for token_scan._TOKEN and records what each finditer call consumed."""
 
     def __init__(self, pattern):
         self.pattern, self.calls, self.spans = pattern, 0, []
@@ -286,9 +286,9 @@ def ordinary_file(size):
 @pytest.mark.slow
 def test_a_1_mb_ordinary_file_is_read_in_one_pass(monkeypatch):
     source = ordinary_file(1_000_000)
-    counting = CountingPattern(guard._TOKEN)
-    monkeypatch.setattr(guard, "_TOKEN", counting)
-    result = guard.scan(source)
+    counting = CountingPattern(token_scan._TOKEN)
+    monkeypatch.setattr(token_scan, "_TOKEN", counting)
+    result = token_scan.scan(source)
     assert result.statements == []  # no statement is slow: only the file's size counts
     spans = counting.spans
     assert len(spans) == result.tokens
@@ -309,9 +309,9 @@ def test_a_1_mb_ordinary_file_is_read_in_one_pass(monkeypatch):
     (" " * 100_000 + "\v" + " " * 100_000 + "\u2028x = 1\n" + " " * 100_000, 6),  # odd blanks
 ])
 def test_hostile_input_is_read_in_one_pass(monkeypatch, source, tokens):
-    counting = CountingPattern(guard._TOKEN)
-    monkeypatch.setattr(guard, "_TOKEN", counting)
-    assert guard.scan(source).tokens == len(counting.spans) == tokens
+    counting = CountingPattern(token_scan._TOKEN)
+    monkeypatch.setattr(token_scan, "_TOKEN", counting)
+    assert token_scan.scan(source).tokens == len(counting.spans) == tokens
     assert counting.calls == 1 and counting.spans[-1][1] == len(source.rstrip(" "))
 
 
@@ -339,12 +339,14 @@ def test_the_fast_path_never_accepts_what_the_scan_refuses(monkeypatch):
 
 
 def test_the_guard_imports_only_the_standard_library():
-    tree = ast.parse((ROOT / "tflint_effective" / "engine" / "guard.py").read_text(encoding="utf-8"))
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
-                for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom) and node.level == 0}
-    assert imported <= set(sys.stdlib_module_names), imported
+    for module in ("guard.py", "token_scan.py"):
+        tree = ast.parse((ROOT / "tflint_effective" / "engine" / module).read_text(encoding="utf-8"))
+        imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names}
+        imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom) and node.level == 0}
+        relative = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level}
+        assert imported <= set(sys.stdlib_module_names) and relative <= {"token_scan"}, (module, imported, relative)
     probe = ("import sys; from tflint_effective.engine import guard; guard.refusal('x = 1\\n' * 9999); "
              "print('libcst' in sys.modules, 'tokenize' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT,
