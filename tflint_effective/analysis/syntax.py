@@ -57,6 +57,13 @@ def bound_parameter(params: cst.Parameters, where) -> Optional[str]:
     return positional[where].name.value if where < len(positional) else None
 
 
+def parameter(function, name: str) -> Optional[cst.Param]:
+    """The parameter ``name`` of a ``def`` or ``lambda`` (not ``*args`` / ``**kwargs``), if any."""
+    params = function.params
+    return next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+                 if p.name.value == name), None)
+
+
 def has_star_args(call: cst.Call) -> bool:
     """``f(*args)`` or ``f(**kwargs)``: which parameters get bound is unknown."""
     return any(arg.star for arg in call.args)

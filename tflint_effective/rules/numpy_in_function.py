@@ -29,7 +29,8 @@ bodies then run eagerly: ``.numpy()`` works).
 """
 import libcst as cst
 
-from ..analysis.names import COMPREHENSIONS, Assigned
+from ..analysis.names import Assigned
+from ..analysis.syntax import parameter
 from ..analysis.tf_api import RUN_FUNCTIONS_EAGERLY
 from ..rule import ERROR, Rule
 
@@ -103,7 +104,7 @@ class NumpyInFunction(Rule):
             return False
         bindings = context.bindings(expr.value) or []
         others = [b for b in bindings if not isinstance(b, Assigned)]
-        if others and not (len(others) == 1 and _is_parameter(function, expr.value)):
+        if others and not (len(others) == 1 and parameter(function, expr.value) is not None):
             return False
         return all(isinstance(b.value, COMPUTED) and not isinstance(b.value, cst.Subscript)
                    and (type(b.value) is not cst.Call or context.tf_call(b.value) is not None)
@@ -121,8 +122,3 @@ class NumpyInFunction(Rule):
 
 def _leaf(name):
     return name.leaf if name is not None else None
-
-
-def _is_parameter(function: cst.CSTNode, name: str) -> bool:
-    params = function.params
-    return any(p.name.value == name for p in (*params.posonly_params, *params.params, *params.kwonly_params))

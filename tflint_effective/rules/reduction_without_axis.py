@@ -51,7 +51,7 @@ import libcst as cst
 
 from ..analysis.numeric_patterns import ELEMENTWISE
 from ..analysis.same_shape import BINARY_ELEMENTWISE, same_shape
-from ..analysis.syntax import has_star_args
+from ..analysis.syntax import has_star_args, parameter
 from ..analysis.context import NUMBER, SCALAR, TENSOR
 from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
 from ..rule import INFO, WARNING, Rule
@@ -166,8 +166,8 @@ class ReductionWithoutAxis(Rule):
         function = owner.node if owner is not None and owner is self.context.scope else None
         if not isinstance(function, cst.FunctionDef) or len(self.context.bindings(name)) != 1:
             return False
-        params = (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
-        default = next((p.default for p in params if p.name.value == name), None)
+        param = parameter(function, name)
+        default = param.default if param is not None else None
         if isinstance(default, cst.UnaryOperation):
             default = default.expression
         return isinstance(default, (cst.Integer, cst.Float))

@@ -32,7 +32,7 @@ import libcst as cst
 
 from ..analysis.context import NUMBER
 from ..analysis.numeric_patterns import spell
-from ..analysis.syntax import call_arg, is_none
+from ..analysis.syntax import call_arg, is_none, parameter
 from ..analysis.tf_api import BOOLEAN_CONSUMERS, builds_graph
 from ..rule import ERROR, UNSAFE, Fix, Rule, per_mode
 
@@ -102,12 +102,8 @@ class TensorEqualityInGraph(Rule):
             return False
         owner = self.context.owner(expr.value) if isinstance(expr, cst.Name) else None
         function = owner.node if owner is not None else None
-        if isinstance(function, (cst.FunctionDef, cst.Lambda)):
-            params = function.params
-            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-                if param.name.value == expr.value and param.default is not None and not is_none(param.default):
-                    return False
-        return True
+        param = parameter(function, expr.value) if isinstance(function, (cst.FunctionDef, cst.Lambda)) else None
+        return param is None or param.default is None or is_none(param.default)
 
     def _python_value(self, expr: cst.BaseExpression) -> bool:
         """A number, string or bool that is certainly not a tensor."""
