@@ -24,8 +24,6 @@ directly is its own key.  Anything else is unknown: not the same shape.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 import libcst as cst
 
 from .numeric_patterns import ELEMENTWISE

@@ -11,11 +11,10 @@ import dataclasses
 from typing import List, Optional, Sequence
 
 from .. import registry
-from ..levels import PARSE_ERROR
+from . import threads
 from .diagnostics import Analysis, Diagnostic, Refused, syntax_error
 from .prefilter import can_skip
 from .python2 import Python2Error, looks_like_python2, translate
-from . import threads
 
 
 def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,
@@ -34,8 +33,8 @@ def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: boo
     try:
         return _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators)
     except threads.OverBudget:
-        return Analysis([Diagnostic(path, 1, 0, PARSE_ERROR, "cannot analyse this file: the analysis used more than "
-                                    f"{threads.CPU_BUDGET:g} s of CPU time (please report it)", "error", 1, 0)])
+        reason = f"the analysis used more than {threads.CPU_BUDGET:g} s of CPU time (please report it)"
+        return Analysis([syntax_error(path, source, Refused(reason))])
 
 
 def _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators) -> Analysis:
