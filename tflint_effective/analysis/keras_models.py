@@ -39,12 +39,13 @@ MODEL_READS = {"fit", "evaluate", "predict", "summary", "save", "save_weights", 
                "name", "metrics_names", "to_json", "get_config", "fit_generator"}
 
 
-def keras_path(context: "Context", expr: cst.BaseExpression) -> Optional[str]:
-    """The path below ``keras`` that ``expr`` names (``tf.keras``, ``keras``, ``tf_keras``)."""
-    name = context.tf_name(expr)
+def keras_path(context: "Context", expr: cst.BaseExpression, scope=None) -> Optional[str]:
+    """The path below ``keras`` that ``expr`` names (``tf.keras``, ``keras``, ``tf_keras``), read
+    here or in ``scope``."""
+    name = context.tf_name(expr, scope)
     if name is not None:
         return name.path[6:] if name.path.startswith("keras.") else None
-    root, _, path = (context.qualname(expr) or "").partition(".")
+    root, _, path = (context.qualname(expr, scope) or "").partition(".")
     return path if root in ("keras", "tf_keras") else None
 
 

@@ -11,9 +11,10 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from .keras_models import keras_path
 from .names import Assigned, Import
 from .tf_api import (ACTIVATED_LAYER_CLASSES, ACTIVATED_LAYER_FUNCTIONS, KERAS_ACTIVATIONS, LOG,
-                     REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, tf_name, with_math)
+                     REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, with_math)
 from .syntax import call_arg, code_children, has_star_args
 
 # A shift computed from these makes ``exp(x - shift)`` stable (at most ``exp(0)`` for the largest x).
@@ -97,11 +98,11 @@ def _layer_activation(context, call: cst.Call, scope) -> Optional[str]:
         layer, scope = context.attribute_value(layer) or (None, scope)
     if not isinstance(layer, cst.Call):
         return None
-    qualname = context.qualname(layer.func, scope) or ""
-    keras = tf_name(qualname)
-    path = keras.path if keras is not None else qualname.partition(".")[2] if qualname.startswith(
-        ("keras.", "tf_keras.")) else ""
-    if not path.startswith(("keras.layers.", "layers.")) or path.count(".") != path.startswith("keras.") + 1:
+    path = keras_path(context, layer.func, scope)
+    if path is None:  # not Keras: TensorFlow's own ``tf.layers.Dense``, or nothing known
+        name = context.tf_name(layer.func, scope)
+        path = name.path if name is not None else ""
+    if not path.startswith("layers.") or path.count(".") != 1:
         return None
     cls = path.rpartition(".")[2]
     if cls == "Softmax":
@@ -123,14 +124,11 @@ def _activation(context, arg: Optional[cst.Arg], scope) -> Optional[str]:
         return None
     if isinstance(arg.value, cst.SimpleString):
         return KERAS_ACTIVATIONS.get(arg.value.evaluated_value)
-    qualname = context.qualname(arg.value, scope) or ""
-    name = tf_name(qualname)
+    name = context.tf_name(arg.value, scope)
     if name is not None and not name.path.startswith("keras."):
         return name.path
-    path = name.path if name is not None else qualname.partition(".")[2] if qualname.startswith(
-        ("keras.", "tf_keras.")) else ""
-    return KERAS_ACTIVATIONS.get(path.rpartition(".")[2]) if path.startswith(
-        ("keras.activations.", "activations.")) else None
+    path = keras_path(context, arg.value, scope) or ""
+    return KERAS_ACTIVATIONS.get(path.rpartition(".")[2]) if path.startswith("activations.") else None
 
 
 def produced_chain(context, expr: Optional[cst.BaseExpression], *steps) -> Optional[List[Produced]]:
