@@ -102,9 +102,17 @@ class Summaries:
         owner = context.owner(class_name, bindings[0].scope)
         if owner is None or len(owner.bindings[class_name]) != 1:
             return None
-        found = [node for node, s in self.table.scopes.items()
-                 if isinstance(node, cst.ClassDef) and s.parent is owner and node.name.value == class_name]
+        classes = self._memo(("classes",), self._classes)
+        found = classes.get((id(owner), class_name), ())
         return found[0] if len(found) == 1 and not found[0].decorators else None
+
+    def _classes(self) -> Dict[Tuple[int, str], List[cst.ClassDef]]:
+        """(id(scope), name) -> the class statements of that name directly in that scope."""
+        classes: Dict[Tuple[int, str], List[cst.ClassDef]] = {}
+        for node, scope in self.table.scopes.items():
+            if isinstance(node, cst.ClassDef):
+                classes.setdefault((id(scope.parent), node.name.value), []).append(node)
+        return classes
 
     def _only_assigned_in(self, cls: cst.ClassDef, attr: str) -> bool:
         """Every assignment of an attribute named ``attr`` in the module is a ``self.attr = ...``
