@@ -1,4 +1,7 @@
 """Large files are parsed a few statements at a time into the very tree a whole parse builds."""
+import io
+import tokenize
+
 import libcst as cst
 import pytest
 
@@ -112,6 +115,56 @@ def test_pieces_join_into_the_whole_tree(monkeypatch, piece, variant):
 def test_real_files_one_statement_at_a_time(monkeypatch, path):
     monkeypatch.setattr(piecewise, "PIECE", 1)
     _assert_same_tree(path.read_text(encoding="utf-8"))
+
+
+MEANINGFUL = {"@", "class", "def", "async", *piecewise._CLAUSES}  # the first tokens the cuts look at
+
+
+def _tokenize_lines(source):
+    """(start, end, depth, column, first token if MEANINGFUL) of each logical line, and the
+    first INDENT's text: what ``piecewise._scan`` finds, as tokenize finds it."""
+    lines, depth, begun, indent = [], 0, None, None
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.INDENT:
+            depth, indent = depth + 1, token.string if indent is None else indent
+        elif token.type == tokenize.DEDENT:
+            depth -= 1
+        elif token.type == tokenize.NEWLINE:
+            lines.append((begun[0], token.start[0], depth, begun[1], begun[2]))
+            begun = None
+        elif token.type not in (tokenize.NL, tokenize.ENDMARKER, tokenize.COMMENT) and begun is None:
+            begun = (token.start[0] - 1, token.start[1], token.string if token.string in MEANINGFUL else "")
+    return lines, "    " if indent is None else indent
+
+
+STRINGS_AND_CONTINUATIONS = r'''x = """a
+#b
+"""  # c
+if x:
+  y = (1,
+# (
+ 2)
+else:
+	y = "\"" \
+  + 'q\
+r' + rb"(" + f'{x}['
+'''
+
+
+@pytest.mark.parametrize("source", [
+    TRICKY, TRICKY.replace("\n", "\r\n"), TRICKY.replace("    ", "\t"), TRICKY.rstrip("\n"), STRINGS_AND_CONTINUATIONS,
+    *[path.read_text(encoding="utf-8") for path in sorted((ROOT / "tflint_effective" / "engine").glob("*.py"))],
+], ids=lambda source: source[:20])
+def test_logical_lines_are_tokenize_s(source):
+    lines, indent = piecewise._scan(source)
+    assert ([(line.start, line.end, line.depth, line.col, line.first if line.first in MEANINGFUL else "")
+             for line in lines], indent) == _tokenize_lines(source)
+
+
+@pytest.mark.parametrize("source", ["x = '''open\n", "x = (1,\n", "if x:\n    y\n  z\n", "\\\nx = 1\n", "x = 1)\n"])
+def test_text_the_scan_cannot_split(source):
+    with pytest.raises(piecewise._Unsplittable):
+        piecewise._scan(source)
 
 
 def test_libcst_never_sees_more_than_a_piece_of_a_splittable_file(monkeypatch):

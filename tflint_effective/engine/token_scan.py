@@ -46,7 +46,7 @@ _MIN_NEST = 500
 _KEYWORDS = frozenset(keyword.kwlist) - {"True", "False", "None"}
 _COMPOUND = frozenset("if elif else for while try except finally with def class async match case @".split())
 # Unterminated strings end at the end of their line (or of the text), as for tokenize.
-_STRING = (r"'''[^'\\]*+(?:(?:\\(?:\r\n|.|\Z)|'(?!''))[^'\\]*+)*+(?:'''|\Z)"
+STRING = (r"'''[^'\\]*+(?:(?:\\(?:\r\n|.|\Z)|'(?!''))[^'\\]*+)*+(?:'''|\Z)"
            r'|"""[^"\\]*+(?:(?:\\(?:\r\n|.|\Z)|"(?!""))[^"\\]*+)*+(?:"""|\Z)'
            r"|'[^'\\\r\n]*+(?:\\(?:\r\n|.|\Z)[^'\\\r\n]*+)*+'?"
            r'|"[^"\\\r\n]*+(?:\\(?:\r\n|.|\Z)[^"\\\r\n]*+)*+"?')
@@ -63,7 +63,7 @@ _TOKEN = re.compile(
     r"|(\*\*)"  # 8 power
     r"|(//|<<|>>|[-+*/%@|&^~])"  # 9 left-associative (or unary) operator
     r"|(#[^\r\n]*+)"  # 10 comment
-    r"|((?:[bB][rR]|[rR][bB]|[rRbBuU])?(?:" + _STRING + r"))"  # 11 string
+    r"|((?:[bB][rR]|[rR][bB]|[rRbBuU])?(?:" + STRING + r"))"  # 11 string
     r"|((?:[rR][fFtT]|[fFtT][rR]?)(?:'''|\"\"\"|'|\"))"  # 12 f-string start
     r"|((?:\d|\.\d)[\w.]*+(?:(?<=[eE])[-+]\w*+)?)"  # 13 number
     r"|(\.\.\.)"  # 14 ellipsis
