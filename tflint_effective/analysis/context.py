@@ -52,6 +52,9 @@ class Context:
         # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
         # and every rule asks about the same calls; the node is kept so its id is not reused.
         self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
+        self._last_call: Optional[cst.Call] = None  # tf_call's last question and answer
+        self._last_call_scope: Optional[Scope] = None
+        self._last_call_name: Optional[TFName] = None
         self.semantics = SemanticModel(self, self._table, settings.function_decorators, settings.python2)
 
     # -- where the traversal is ---------------------------------------------------
@@ -94,11 +97,14 @@ class Context:
 
     def tf_call(self, node: cst.CSTNode) -> Optional[TFName]:
         """The TensorFlow API a call calls, when certain (None for anything but a call)."""
+        # every rule asks this of every call, one after the other: the last answer is kept
+        if node is self._last_call and self.scope is self._last_call_scope:
+            return self._last_call_name
         if type(node) is not cst.Call:
             return None
-        # every rule asks this of every call: read the memo of ``tf_name`` without a second call
-        known = self._tf_names.get((id(node.func), id(self.scope)))
-        return self.tf_name(node.func) if known is None else known[1]
+        name = self.tf_name(node.func)
+        self._last_call, self._last_call_scope, self._last_call_name = node, self.scope, name
+        return name
 
     def assigned_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
         """The value of ``name`` if it has exactly one binding, an assignment."""
