@@ -143,3 +143,51 @@ def test_agrees_with_libcst_qualified_name_provider():
 ])
 def test_tf_name(qualname, expected):
     assert tf_name(qualname) == expected
+
+
+class _Everything(cst.BatchableCSTVisitor):
+    """Asks the context for every name and attribute, twice, in traversal order."""
+
+    def __init__(self, context):
+        super().__init__()
+        self.context = context
+        self.seen = []
+
+    def _ask(self, node):
+        scope = self.context.scope
+        first = self.context.qualname(node)
+        assert self.context.qualname(node) == first
+        self.seen.append((node, scope, first, self.context.owner(node.value) if type(node) is cst.Name else None))
+
+    visit_Name = visit_Attribute = _ask
+
+
+def test_memoized_answers_are_those_of_a_fresh_resolver():
+    """Owners and qualified names are cached per file; aliases that refer to themselves
+    (resolved to None while being resolved) must not leave a different answer behind."""
+    from tflint_effective.analysis.names import Resolver
+    source = textwrap.dedent("""\
+        import tensorflow as tf
+        tf = tf.compat.v1
+        a = b.nn
+        b = a.math
+        a = tf
+        import tensorflow as c
+        d = c.nn
+        c = d.math
+        import tensorflow as tf2
+        e = tf2.nn
+        def f(x):
+            nn = tf.nn
+            return nn.softmax(x), a.nn.relu(x), d.relu(x), c.log(x), [tf.exp(y) for tf in x], e.relu(x)
+    """)
+    module = cst.parse_module(source)
+    context = Context(module, "<test>")
+    everything = _Everything(context)
+    module.visit(_Traversal(context, [everything]))
+    assert "tensorflow.nn.relu" in {q for _, _, q, _ in everything.seen}
+    for node, scope, qualname, owner in everything.seen:
+        fresh = Resolver(context._table)
+        assert fresh.qualname(node, scope) == qualname, module.code_for_node(node)
+        if owner is not None:
+            assert Resolver(context._table).owner(node.value, scope) is owner

@@ -21,6 +21,9 @@ __all__ = ["Context", "NUMBER", "SCALAR", "Settings", "TENSOR"]
 
 _FUNCTION_TYPES = frozenset(FUNCTION_LIKE)
 _COMPREHENSION_TYPES = frozenset(COMPREHENSIONS)
+# The only nodes at which a scope may start: a def's or lambda's parameters, a comprehension,
+# a class body.  ``enter`` looks no further at any other node.
+_MAY_OPEN_SCOPE = frozenset({cst.Parameters, *COMPREHENSIONS, cst.IndentedBlock, cst.SimpleStatementSuite})
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,16 @@ class Context:
         self._resolver = Resolver(self._table)
         self.ancestors: List[cst.CSTNode] = []
         self._scopes: List[Scope] = [self._table.root]
+        # plain attributes, not properties: rules read them at most nodes; ``enter``/``exit`` keep
+        # ``scope`` equal to ``_scopes[-1]``
+        self.scope: Scope = self._table.root
+        self.module_scope: Scope = self._table.root
         # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
         # and every rule asks about the same calls; the node is kept so its id is not reused.
         self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
+        self._last_call: Optional[cst.Call] = None  # tf_call's last question and answer
+        self._last_call_scope: Optional[Scope] = None
+        self._last_call_name: Optional[TFName] = None
         self.semantics = SemanticModel(self, self._table, settings.function_decorators, settings.python2)
 
     # -- where the traversal is ---------------------------------------------------
@@ -55,14 +65,6 @@ class Context:
     @property
     def parent(self) -> Optional[cst.CSTNode]:
         return self.ancestors[-2] if len(self.ancestors) > 1 else None
-
-    @property
-    def scope(self) -> Scope:
-        return self._scopes[-1]
-
-    @property
-    def module_scope(self) -> Scope:
-        return self._table.root
 
     def scope_of(self, node: cst.CSTNode) -> Optional[Scope]:
         """The scope a function or class opens (None for other nodes)."""
@@ -86,7 +88,7 @@ class Context:
 
     def tf_name(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Optional[TFName]:
         """The TensorFlow API an expression names, when certain (read here, or in ``scope``)."""
-        scope = scope or self._scopes[-1]
+        scope = scope or self.scope
         key = (id(node), id(scope))
         known = self._tf_names.get(key)
         if known is None:
@@ -95,7 +97,14 @@ class Context:
 
     def tf_call(self, node: cst.CSTNode) -> Optional[TFName]:
         """The TensorFlow API a call calls, when certain (None for anything but a call)."""
-        return self.tf_name(node.func) if type(node) is cst.Call else None
+        # every rule asks this of every call, one after the other: the last answer is kept
+        if node is self._last_call and self.scope is self._last_call_scope:
+            return self._last_call_name
+        if type(node) is not cst.Call:
+            return None
+        name = self.tf_name(node.func)
+        self._last_call, self._last_call_scope, self._last_call_name = node, self.scope, name
+        return name
 
     def assigned_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
         """The value of ``name`` if it has exactly one binding, an assignment."""
@@ -156,18 +165,27 @@ class Context:
 
     # -- called by the traversal around every node ---------------------------------
     def enter(self, node: cst.CSTNode) -> None:
-        ancestors = self.ancestors
-        parent = ancestors[-1] if ancestors else None
-        ancestors.append(node)
+        self.ancestors.append(node)
+        if type(node) in _MAY_OPEN_SCOPE:
+            self._enter_scope(node)
+
+    def _enter_scope(self, node: cst.CSTNode) -> None:
+        parent = self.ancestors[-2] if len(self.ancestors) > 1 else None
         kind = type(node)
         if kind is cst.Parameters and type(parent) in _FUNCTION_TYPES:
-            self._scopes.append(self._table.scope_for(parent, self._scopes[-1]))
+            opener = parent
         elif kind in _COMPREHENSION_TYPES:
-            self._scopes.append(self._table.scope_for(node, self._scopes[-1]))
+            opener = node
         elif type(parent) is cst.ClassDef and node is parent.body:
-            self._scopes.append(self._table.scope_for(parent, self._scopes[-1]))
+            opener = parent
+        else:
+            return
+        self.scope = self._table.scope_for(opener, self.scope)
+        self._scopes.append(self.scope)
 
     def exit(self, node: cst.CSTNode) -> None:
         self.ancestors.pop()
-        if self._scopes[-1].node is node:
+        if self.scope.node is node:
             self._scopes.pop()
+            if self._scopes:  # the module's own scope is left last, at the end of the traversal
+                self.scope = self._scopes[-1]

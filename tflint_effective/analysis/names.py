@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -34,6 +34,7 @@ class _Other:
 
 
 OTHER = _Other()
+_UNKNOWN = object()  # not yet in a cache whose answers may be None
 
 
 @dataclass(frozen=True)
@@ -93,10 +94,10 @@ class Scope:
     bindings: Dict[str, List[Binding]] = field(default_factory=dict)
     global_names: set = field(default_factory=set)
     star_import: bool = False
+    is_class: bool = field(init=False, repr=False)  # asked for every scope of every name look-up
 
-    @property
-    def is_class(self) -> bool:
-        return isinstance(self.node, cst.ClassDef)
+    def __post_init__(self) -> None:
+        self.is_class = type(self.node) is cst.ClassDef
 
     def module(self) -> "Scope":
         scope = self
@@ -146,7 +147,7 @@ class ScopeTable:
     # -- statement walk ---------------------------------------------------
     def _walk(self, body, scope: Scope) -> None:
         for stmt in body:
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
                     self._small(small, scope)
             else:
@@ -155,14 +156,17 @@ class ScopeTable:
     def _block(self, block, scope: Scope) -> None:
         if block is None:
             return
-        if isinstance(block, cst.SimpleStatementSuite):
+        if type(block) is cst.SimpleStatementSuite:
             for small in block.body:
                 self._small(small, scope)
         else:
             self._walk(block.body, scope)
 
+    # The statement walk compares exact types (``type(x) is``): the node classes are concrete, and
+    # an ``isinstance`` of a libcst class goes through ``ABCMeta``.
     def _small(self, node, scope: Scope) -> None:
-        if isinstance(node, cst.Import):
+        kind = type(node)
+        if kind is cst.Import:
             for alias in node.names:
                 name = dotted(alias.name)
                 if alias.asname is not None:
@@ -170,9 +174,9 @@ class ScopeTable:
                 else:
                     top = name.split(".")[0]
                     scope.bind(top, Import(top))
-        elif isinstance(node, cst.ImportFrom):
+        elif kind is cst.ImportFrom:
             module = _module_name(node)
-            if isinstance(node.names, cst.ImportStar):
+            if type(node.names) is cst.ImportStar:
                 scope.star_import = True
                 return
             for alias in node.names:
@@ -182,43 +186,44 @@ class ScopeTable:
                 else:
                     qual = f"{module}.{dotted(alias.name)}"
                     scope.bind(local, Import(self.shims.get(qual, qual)))
-        elif isinstance(node, cst.Assign):
+        elif kind is cst.Assign:
             single = node.value if len(node.targets) == 1 else None
             for target in node.targets:
                 self._bind_target(target.target, scope, single)
-        elif isinstance(node, cst.AnnAssign):
+        elif kind is cst.AnnAssign:
             self._bind_target(node.target, scope, node.value)
-        elif isinstance(node, cst.AugAssign):
+        elif kind is cst.AugAssign:
             self._bind_target(node.target, scope, None)
-        elif isinstance(node, cst.Global):
+        elif kind is cst.Global:
             scope.global_names.update(n.name.value for n in node.names)
-        elif isinstance(node, cst.Nonlocal) and scope.parent is not None:
+        elif kind is cst.Nonlocal and scope.parent is not None:
             for n in node.names:
                 scope.parent.bind(n.name.value, OTHER)
 
     def _compound(self, node, scope: Scope) -> None:
-        if isinstance(node, cst.FunctionDef):
+        kind = type(node)
+        if kind is cst.FunctionDef:
             scope.bind(node.name.value, OTHER)
             inner = self._new(node, scope)
             self._bind_params(node.params, inner)
             self._block(node.body, inner)
             return
-        if isinstance(node, cst.ClassDef):
+        if kind is cst.ClassDef:
             scope.bind(node.name.value, OTHER)
             self._block(node.body, self._new(node, scope))
             return
-        if isinstance(node, cst.For):
+        if kind is cst.For:
             self._bind_target(node.target, scope, None)
-        elif isinstance(node, cst.With):
+        elif kind is cst.With:
             for item in node.items:
                 if item.asname is not None:
                     self._bind_target(item.asname.name, scope, None)
-        elif isinstance(node, (cst.Try, cst.TryStar)):
+        elif kind is cst.Try or kind is cst.TryStar:
             for handler in node.handlers:
                 if handler.name is not None:
                     self._bind_target(handler.name.name, scope, None)
                 self._block(handler.body, scope)
-        elif isinstance(node, cst.Match):
+        elif kind is cst.Match:
             for case in node.cases:
                 self._block(case.body, scope)
         self._block(getattr(node, "body", None), scope)
@@ -239,14 +244,15 @@ class ScopeTable:
                 scope.bind(star.name.value, OTHER)
 
     def _bind_target(self, target, scope: Scope, value) -> None:
-        if isinstance(target, cst.Name):
+        kind = type(target)
+        if kind is cst.Name:
             if value is None:
                 scope.bind(target.value, OTHER)
-            elif isinstance(value, cst.Name) and value.value == "None":
+            elif type(value) is cst.Name and value.value == "None":
                 scope.bind(target.value, NoneValue())
             else:
                 scope.bind(target.value, Assigned(value, scope))
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif kind is cst.Tuple or kind is cst.List:
             importer = isinstance(value, cst.Call) and (dotted(value.func) or "").rpartition(
                 ".")[2] in _IMPORTER_NAMES and not any(isinstance(e, cst.StarredElement) for e in target.elements)
             for index, element in enumerate(target.elements):
@@ -254,7 +260,7 @@ class ScopeTable:
                     scope.bind(element.value.value, Unpacked(value, index, scope))
                 else:
                     self._bind_target(element.value, scope, None)
-        elif isinstance(target, cst.StarredElement):
+        elif kind is cst.StarredElement:
             self._bind_target(target.value, scope, None)
         # attributes and subscripts bind no name
 
@@ -268,9 +274,22 @@ class Resolver:
         # id(binding) -> what it aliases: each binding is resolved once, so chains of rebindings
         # (``x = x.y`` many times over) cost one pass, not one per path through them
         self._aliases: Dict[int, Optional[str]] = {}
+        # The pre-pass has bound every name before any question, so answers never change:
+        # (name, scope) -> owner, and (id(node), id(scope)) -> (node, qualname), the node kept
+        # so that its id is not reused.  (A binding resolved while it is being resolved gives
+        # None, and so does every name it reaches, then and later: caching them is safe too.)
+        self._owners: Dict[Tuple[str, Scope], Optional[Scope]] = {}
+        self._qualnames: Dict[Tuple[int, int], Tuple[cst.BaseExpression, Optional[str]]] = {}
 
     def owner(self, name: str, scope: Scope) -> Optional[Scope]:
         """The scope whose binding of ``name`` is seen from ``scope``."""
+        key = (name, scope)
+        found = self._owners.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._owners[key] = self._owner(name, scope)
+        return found
+
+    def _owner(self, name: str, scope: Scope) -> Optional[Scope]:
         innermost = True
         while scope is not None:
             if name in scope.global_names:
@@ -287,10 +306,18 @@ class Resolver:
 
     def qualname(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
         """The qualified name of a name or attribute chain, if certain."""
-        if isinstance(node, cst.Attribute):
-            base = self.qualname(node.value, scope)
+        key = (id(node), id(scope))
+        known = self._qualnames.get(key)
+        if known is None:
+            known = self._qualnames[key] = (node, self._qualname(node, scope))
+        return known[1]
+
+    def _qualname(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
+        kind = type(node)
+        if kind is cst.Attribute:
+            base = self._qualname(node.value, scope)
             return None if base is None else f"{base}.{node.attr.value}"
-        if not isinstance(node, cst.Name):
+        if kind is not cst.Name:
             return None
         bindings = self.bindings(node.value, scope)
         if bindings is None:
