@@ -43,8 +43,8 @@ loop, and is itself called in such a loop of the same module.
 """
 import libcst as cst
 
-from ..analysis.loops import (PYTHON_VALUE, is_step_loop, loop_counters, number_per_iteration, number_use,
-                              statement_loops)
+from ..analysis.loops import (PYTHON_VALUE, is_read, is_step_loop, loop_counters, number_per_iteration,
+                              number_use, statement_loops)
 from ..analysis.syntax import bound_parameter, call_arg
 from ..rule import WARNING, Rule, per_mode
 
@@ -107,7 +107,9 @@ class FunctionRetraced(Rule):
             self._created(decorators[0] if len(decorators) == 1 else node.name, node.name.value, node)
 
     def visit_Name(self, node: cst.Name) -> None:
-        owner = None if self.context.scope is self.context.module_scope else self.context.owner(node.value)
+        if self.context.scope is self.context.module_scope or not is_read(self.context.parent, node):
+            return  # number_use would say None: nothing to record (and the owner costs more)
+        owner = self.context.owner(node.value)
         if owner is None or type(owner.node) is not cst.FunctionDef:
             return
         key, use = (id(owner.node), node.value), number_use(self.context, node)
