@@ -22,6 +22,7 @@ from .syntax import call_arg
 VARYING = "varying"  # a device that changes with a loop variable, or towers built by a call
 OTHER = "other"  # a device scope we cannot tell apart from others
 DeviceKey = Union[str, Tuple[str, int]]
+_SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})  # where the search for devices stops
 
 LITERAL_DEVICE = re.compile(r"(?:^|/)(?:device:)?(?P<type>cpu|gpu|tpu):(?P<index>\d+)$", re.I)
 RUNTIME_BUILDERS = {"tflint_effective.runtime_checks.make_parallel",
@@ -58,9 +59,10 @@ class TowerTracker:
     def __init__(self, context):
         self.context = context
         self.by_scope: Dict[Scope, Towers] = {}
-        # (id of scope, name) -> devices it was computed under; names it was computed from elsewhere
+        # (id of scope, name) -> devices it was computed under; values it was computed from elsewhere
+        # (their names are read only when a gradient asks, by ``_sources``)
         self.devices_of: Dict[Tuple[int, str], Set[DeviceKey]] = {}
-        self.computed_from: Dict[Tuple[int, str], Set[str]] = {}
+        self.computed_from: Dict[Tuple[int, str], List[cst.CSTNode]] = {}
         self.builders: Set[Tuple[int, str]] = set()  # (id of owner scope, function name)
         self.regions: List[Tuple[Scope, Towers]] = []  # open regions that also collect towers
 
@@ -111,8 +113,8 @@ class TowerTracker:
         if self.is_builder_call(call):
             self.see(VARYING)
         func = call.func
-        if (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend")
-                and isinstance(func.value, cst.Name)):  # losses.append(tower_loss)
+        if (type(func) is cst.Attribute and func.attr.value in ("append", "extend")
+                and type(func.value) is cst.Name):  # losses.append(tower_loss)
             self.see_binding([func.value.value], call)
 
     def see_binding(self, names, value: cst.BaseExpression) -> None:
@@ -125,7 +127,7 @@ class TowerTracker:
             elif isinstance(value, cst.Call) and self.is_builder_call(value):
                 self.devices_of.setdefault((scope, name), set()).add(VARYING)
             else:
-                self.computed_from.setdefault((scope, name), set()).update(names_in([value]))
+                self.computed_from.setdefault((scope, name), []).append(value)
 
     def spans_devices(self, expr: cst.BaseExpression, towers: Towers) -> bool:
         """``expr`` is computed from values built under two or more of ``towers``' devices."""
@@ -135,8 +137,13 @@ class TowerTracker:
             name = pending.pop()
             seen.add(name)
             devices |= {d for d in self.devices_of.get((scope, name), ()) if towers.is_tower(d)}
-            pending |= self.computed_from.get((scope, name), set()) - seen
+            pending |= self._sources(scope, name) - seen
         return VARYING in devices or len(devices) > 1
+
+    def _sources(self, scope: int, name: str) -> Set[str]:
+        """The names ``name`` was computed from in the scope ``scope`` (ids)."""
+        values = self.computed_from.get((scope, name))
+        return names_in(values) if values else set()
 
     def _device_here(self) -> Optional[DeviceKey]:
         """The device of the innermost ``tf.device`` block around the current node (same function)."""
@@ -155,11 +162,15 @@ class TowerTracker:
 
     def is_builder_call(self, call: cst.Call) -> bool:
         """A call to a function that builds towers: a helper seen earlier, or make_parallel."""
-        if self.context.qualname(call.func) in RUNTIME_BUILDERS:
+        func = call.func
+        kind = type(func)
+        # an attribute's qualified name ends with it: only ``...make_parallel`` can be a builder
+        if (kind is cst.Name or (kind is cst.Attribute and func.attr.value == "make_parallel")) and \
+                self.context.qualname(func) in RUNTIME_BUILDERS:
             return True
-        if not isinstance(call.func, cst.Name):
+        if kind is not cst.Name:
             return False
-        name = call.func.value
+        name = func.value
         owner = self.context.owner(name)
         return (owner is not None and (id(owner), name) in self.builders
                 and len(owner.bindings[name]) == 1)
@@ -174,9 +185,10 @@ class TowerTracker:
         ancestors = self.context.ancestors
         for depth in range(len(ancestors) - 2, -1, -1):
             node = ancestors[depth]
-            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            kind = type(node)
+            if kind in _SCOPES:
                 return
-            if isinstance(node, cst.With) and ancestors[depth + 1] is node.body:
+            if kind is cst.With and ancestors[depth + 1] is node.body:
                 for item in node.items:
                     key = self.device_key(item.item, ancestors[:depth + 1])
                     if key is not None:

@@ -16,6 +16,9 @@ from .syntax import bindings_in, code_children
 from .tf_api import NOT_TENSOR, NOT_TENSOR_PREFIXES, with_math
 
 LoopNode = Union[cst.For, cst.CompFor]
+# Concrete node classes, compared by ``type(node) in ...`` in the walks up the ancestors.
+_SCOPES = frozenset({*FUNCTION_LIKE, cst.ClassDef})  # a search for loops stops at these
+_COMPREHENSIONS = frozenset(COMPREHENSIONS)
 
 
 @dataclass(frozen=True)
@@ -48,11 +51,12 @@ def enclosing_loops(ancestors: Sequence[cst.CSTNode]) -> Iterator[Loop]:
     """
     for depth in range(len(ancestors) - 2, -1, -1):
         node, child = ancestors[depth], ancestors[depth + 1]
-        if isinstance(node, (*FUNCTION_LIKE, cst.ClassDef)):
+        kind = type(node)
+        if kind in _SCOPES:
             return
-        if isinstance(node, cst.For) and child is node.body:
+        if kind is cst.For and child is node.body:
             yield Loop(node, frozenset(bound_names(node.target)))
-        elif isinstance(node, COMPREHENSIONS) and not _in_first_iterable(node, ancestors, depth):
+        elif kind in _COMPREHENSIONS and not _in_first_iterable(node, ancestors, depth):
             clause = node.for_in
             while clause is not None:
                 yield Loop(clause, frozenset(bound_names(clause.target)))
@@ -82,11 +86,10 @@ def names_in(nodes: Iterable[cst.CSTNode]) -> Set[str]:
     stack = list(nodes)
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Name):
+        kind = type(node)  # Name, Attribute and Arg are concrete classes
+        if kind is cst.Name:
             found.add(node.value)
-        elif isinstance(node, cst.Attribute):
-            stack.append(node.value)
-        elif isinstance(node, cst.Arg):
+        elif kind is cst.Attribute or kind is cst.Arg:
             stack.append(node.value)
         else:
             stack.extend(code_children(node))
@@ -136,9 +139,10 @@ def statement_loops(ancestors: Sequence[cst.CSTNode]) -> List[Union[cst.For, cst
     found = []
     for depth in range(len(ancestors) - 2, -1, -1):
         node = ancestors[depth]
-        if isinstance(node, (*FUNCTION_LIKE, cst.ClassDef)):
+        kind = type(node)
+        if kind in _SCOPES:
             break
-        if isinstance(node, (cst.For, cst.While)) and ancestors[depth + 1] is node.body:
+        if (kind is cst.For or kind is cst.While) and ancestors[depth + 1] is node.body:
             found.append(node)
     return found
 
@@ -230,7 +234,7 @@ def number_use(context, name: cst.Name) -> Union[None, str, cst.Name]:
     ancestors, expr = context.ancestors, name
     index = len(ancestors) - 2
     parent = ancestors[index]
-    if type(parent) is cst.AssignTarget or getattr(parent, _NOT_READ.get(type(parent), ""), None) is name:
+    if not is_read(parent, name):
         return None
     while (type(parent) is cst.UnaryOperation and type(parent.operator) in (cst.Minus, cst.Plus)) or (
             type(parent) is cst.BinaryOperation and type(parent.operator) in ARITHMETIC
@@ -247,6 +251,12 @@ def number_use(context, name: cst.Name) -> Union[None, str, cst.Name]:
         if len(targets) == 1 and type(targets[0]) is cst.Name:
             return targets[0]
     return PYTHON_VALUE
+
+
+def is_read(parent: cst.CSTNode, name: cst.Name) -> bool:
+    """``name`` (a child of ``parent``) is read as a variable: not an attribute, keyword or
+    parameter name, nor an assignment target."""
+    return not (type(parent) is cst.AssignTarget or getattr(parent, _NOT_READ.get(type(parent), ""), None) is name)
 
 
 def _sequence(context, expr) -> bool:

@@ -6,8 +6,10 @@ a visitor asks for one of those types.
 """
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import functools
+import typing
 from typing import Dict, List, Sequence, Tuple
 
 import libcst as cst
@@ -51,6 +53,36 @@ def child_fields(node: cst.CSTNode) -> Tuple[str, ...]:
         order = tuple(dict.fromkeys([*recorder.fields, *(f.name for f in dataclasses.fields(kind))]))
         _CHILD_FIELDS[kind] = order
     return order
+
+
+_CODE_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_NEVER_CODE = (str, int, float, bool, type(None), cst.MaybeSentinel)
+
+
+def code_fields(node: cst.CSTNode) -> Tuple[str, ...]:
+    """``child_fields`` without those whose annotation admits only trivia, strings or sentinels
+    (``lpar``, ``whitespace_*``, a ``Name``'s ``value``): a walk that skips trivia need not read them."""
+    kind = type(node)
+    fields = _CODE_FIELDS.get(kind)
+    if fields is None:
+        try:
+            hints = typing.get_type_hints(kind)
+        except Exception:  # an annotation that does not resolve: read every field
+            hints = {}
+        fields = tuple(name for name in child_fields(node) if name not in hints or not _only_trivia(hints[name]))
+        _CODE_FIELDS[kind] = fields
+    return fields
+
+
+def _only_trivia(annotation) -> bool:
+    """Every value ``annotation`` admits is trivia or no node at all (unsure: False)."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return True
+    arguments = typing.get_args(annotation)
+    if arguments:  # Union, Optional, Sequence
+        return typing.get_origin(annotation) in (typing.Union, collections.abc.Sequence) and all(
+            _only_trivia(a) for a in arguments)
+    return isinstance(annotation, type) and (issubclass(annotation, TRIVIA) or annotation in _NEVER_CODE)
 
 
 _VISITOR_NAMES: Dict[type, Tuple[str, ...]] = {}
@@ -105,6 +137,7 @@ class Traversal(cst.CSTVisitor):
         visited = {getattr(cst, name, None) for name in (*self.visits, *self.leaves)}
         self.skip_trivia = not any(isinstance(t, type) and issubclass(t, TRIVIA) for t in visited)
         self.plans: Dict[type, tuple] = {}  # node type -> (fields, visit methods, leave methods)
+        self._enter, self._exit = context.enter, context.exit  # looked up once, called around every node
         self.walked: Dict[type, bool] = {}  # any value's type -> whether to walk it
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -113,7 +146,8 @@ class Traversal(cst.CSTVisitor):
 
     def _plan(self, node: cst.CSTNode) -> tuple:
         name = type(node).__name__
-        plan = (child_fields(node), tuple(self.visits.get(name, ())), tuple(self.leaves.get(name, ())))
+        fields = code_fields(node) if self.skip_trivia else child_fields(node)
+        plan = (fields, tuple(self.visits.get(name, ())), tuple(self.leaves.get(name, ())))
         self.plans[type(node)] = plan
         return plan
 
@@ -125,7 +159,7 @@ class Traversal(cst.CSTVisitor):
     def walk(self, node: cst.CSTNode) -> None:
         fields, visits, leaves = self.plans.get(type(node)) or self._plan(node)
         walked = self.walked
-        self.context.enter(node)
+        self._enter(node)
         for method in visits:
             method(node)
         for name in fields:
@@ -142,4 +176,4 @@ class Traversal(cst.CSTVisitor):
                     self.walk(value)
         for method in leaves:
             method(node)
-        self.context.exit(node)
+        self._exit(node)

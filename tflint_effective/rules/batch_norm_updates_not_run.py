@@ -131,6 +131,9 @@ class BatchNormUpdatesNotRun(Rule):
             if name.path.startswith("contrib.") and name.leaf == "batch_norm":
                 return BATCH_NORM_TRAINING["batch_norm"]
             return BATCH_NORM_TRAINING.get(name.path) if name.path.startswith("layers.") else None
+        kind = type(func)
+        if kind is not cst.Name and (kind is not cst.Attribute or func.attr.value != "batch_norm"):
+            return None  # the qualified name of an attribute ends with it; anything else has none
         qualname = self.context.qualname(func) or ""
         return BATCH_NORM_TRAINING["batch_norm"] if (
             qualname.startswith("tf_slim.") and qualname.endswith(".batch_norm")) else None
@@ -145,7 +148,8 @@ class BatchNormUpdatesNotRun(Rule):
             self.handled = True
 
     def visit_Name(self, node: cst.Name) -> None:
-        self._mentions(node.value)
+        if not self.handled and MENTIONS(node.value):  # _mentions, inlined: every name passes here
+            self.handled = True
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         if not isinstance(self.context.parent, cst.Expr):  # docstrings say nothing

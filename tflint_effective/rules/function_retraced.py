@@ -43,8 +43,8 @@ loop, and is itself called in such a loop of the same module.
 """
 import libcst as cst
 
-from ..analysis.loops import (PYTHON_VALUE, is_step_loop, loop_counters, number_per_iteration, number_use,
-                              statement_loops)
+from ..analysis.loops import (PYTHON_VALUE, is_read, is_step_loop, loop_counters, number_per_iteration,
+                              number_use, statement_loops)
 from ..analysis.syntax import bound_parameter, call_arg
 from ..rule import WARNING, Rule, per_mode
 
@@ -88,6 +88,7 @@ class FunctionRetraced(Rule):
         self.created = []  # (loop id or outer key, name called or None, node, message, mode, outer scope id)
         self.called = set()  # (id(innermost loop), name) and (id(function scope), name) of calls by name
         self.called_in_loop = {}  # (id(scope), name) of functions called in a step loop -> modes of the calls
+        self.owner_functions = {}  # (id(scope), name) -> the def owning the name, or None
 
     def _is_function(self, expr) -> bool:
         func = expr.func if type(expr) is cst.Call else expr
@@ -107,10 +108,12 @@ class FunctionRetraced(Rule):
             self._created(decorators[0] if len(decorators) == 1 else node.name, node.name.value, node)
 
     def visit_Name(self, node: cst.Name) -> None:
-        owner = None if self.context.scope is self.context.module_scope else self.context.owner(node.value)
-        if owner is None or type(owner.node) is not cst.FunctionDef:
+        if self.context.scope is self.context.module_scope or not is_read(self.context.parent, node):
+            return  # number_use would say None: nothing to record (and the owner costs more)
+        function = self._owner_function(node.value)
+        if function is None:
             return
-        key, use = (id(owner.node), node.value), number_use(self.context, node)
+        key, use = (id(function), node.value), number_use(self.context, node)
         if type(use) is cst.Name:
             local = self.context.owner(use.value)
             use = (id(local.node), use.value) if type(getattr(local, "node", None)) is cst.FunctionDef else PYTHON_VALUE
@@ -118,6 +121,15 @@ class FunctionRetraced(Rule):
             self.uses[key] = PYTHON_VALUE
         elif use is not None and self.uses.get(key) is not PYTHON_VALUE:
             self.uses.setdefault(key, set()).add(use)
+
+    def _owner_function(self, name: str):
+        """The ``def`` whose scope binds ``name`` as seen from here, or None; memoized per scope
+        and name (bindings do not change during the traversal)."""
+        key = (id(self.context.scope), name)
+        if key not in self.owner_functions:
+            node = getattr(self.context.owner(name), "node", None)
+            self.owner_functions[key] = node if type(node) is cst.FunctionDef else None
+        return self.owner_functions[key]
 
     def visit_Call(self, node: cst.Call) -> None:
         parent, scope = self.context.parent, self.context.scope

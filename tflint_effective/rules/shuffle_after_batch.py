@@ -65,7 +65,9 @@ class ShuffleAfterBatch(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not (isinstance(func, cst.Attribute) and self.context.is_dataset(func.value)):
+        # the method name first: asking whether the receiver is a dataset costs far more
+        if not (type(func) is cst.Attribute and (func.attr.value in REBATCHES or func.attr.value == "shuffle")
+                and self.context.is_dataset(func.value)):
             return
         if func.attr.value in REBATCHES:
             self.rebatched.update(step for step in self._steps(func.value) or () if _method(step) == "shuffle")

@@ -41,9 +41,9 @@ from ..rule import ERROR, Rule
 # Keras layers measured to create weights when first called (inside a tf.function: ValueError)
 KERAS_LAYERS = {"keras.layers." + n for n in ("Dense", "Conv1D", "Conv2D", "Embedding", "BatchNormalization",
                                                "LSTM", "GRU")}
-BRANCHES = (cst.If, cst.IfExp, cst.Try, cst.TryStar, cst.For, cst.While, cst.BooleanOperation, cst.Match,
-            *COMPREHENSIONS)
-FUNCTIONS = (cst.FunctionDef, cst.Lambda)
+BRANCHES = frozenset({cst.If, cst.IfExp, cst.Try, cst.TryStar, cst.For, cst.While, cst.BooleanOperation, cst.Match,
+                      *COMPREHENSIONS})
+FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
 MESSAGE = ("`{code}` creates a new variable on every trace of this tf.function: the first call raises "
            "`ValueError: tf.function only supports singleton tf.Variables created on the first call`; "
            "create it once (outside, in `__init__` / `build`, or behind `if self.v is None:`)")
@@ -92,22 +92,25 @@ class VariableCreatedInFunction(Rule):
         name = self.context.tf_call(node)
         if name is not None and name.path in RUN_FUNCTIONS_EAGERLY:
             self.eager.append(True)
-        function = self._unconditional_function()
-        if function is None:
-            return
+        # the cheap tests first: the walk up to the function is only for candidates
         if name is not None and name.path == "Variable":
-            self._report(node, node.func)
+            if self._unconditional_function() is not None:
+                self._report(node, node.func)
         elif self._is_layer(node.func):  # Dense(3)(x)
-            self._report(node, node.func.func)
-        elif self._is_layer(node) and type(self.context.parent) is cst.Assign:
+            if self._unconditional_function() is not None:
+                self._report(node, node.func.func)
+        elif type(self.context.parent) is cst.Assign and self._is_layer(node):
+            function = self._unconditional_function()
             targets = self.context.parent.targets
-            if len(targets) == 1 and type(targets[0].target) is cst.Name:
+            if function is not None and len(targets) == 1 and type(targets[0].target) is cst.Name:
                 target = targets[0].target
                 bindings = self.context.bindings(target.value)
                 if self.context.is_local(target.value) and bindings and len(bindings) == 1:
                     self.layers[(id(function), target.value)] = node
-        elif type(node.func) is cst.Name and (id(function), node.func.value) in self.layers:
-            self._report(node, self.layers[(id(function), node.func.value)].func)
+        elif type(node.func) is cst.Name and self.layers:
+            function = self._unconditional_function()
+            if function is not None and (id(function), node.func.value) in self.layers:
+                self._report(node, self.layers[(id(function), node.func.value)].func)
 
     def _report(self, node: cst.Call, func: cst.BaseExpression) -> None:
         code = self.context.module.code_for_node(func) + "(...)"
@@ -126,13 +129,14 @@ class VariableCreatedInFunction(Rule):
         ancestors = self.context.ancestors
         for depth in range(len(ancestors) - 2, -1, -1):
             node = ancestors[depth]
-            if isinstance(node, FUNCTIONS):
-                if isinstance(node, cst.FunctionDef) and (not self.exited or self.exited[-1]):
+            kind = type(node)  # all concrete node classes: no isinstance needed
+            if kind in FUNCTIONS:
+                if kind is cst.FunctionDef and (not self.exited or self.exited[-1]):
                     return None
                 return node
-            if isinstance(node, BRANCHES) or isinstance(node, cst.ClassDef):
+            if kind in BRANCHES or kind is cst.ClassDef:
                 return None
-            if isinstance(node, cst.With) and not all(self._tf_scope(item.item) for item in node.items):
+            if kind is cst.With and not all(self._tf_scope(item.item) for item in node.items):
                 return None
         return None
 
