@@ -29,6 +29,8 @@ def lint(source):
     (TF + "@tf.function\ndef f(x):\n    conv = tf.keras.layers.Conv2D(2, 3)\n    y = conv(x)\n    return y\n",
      [(5, 9)]),
     (TF + "import keras\n@tf.function\ndef f(x):\n    return keras.layers.Embedding(10, 2)(x)\n", [(5, 12)]),
+    (TF + "import tf_keras\n@tf.function\ndef f(x):\n    return tf_keras.layers.Dense(3)(x)\n", [(5, 12)]),
+    (TF + "from tf_keras import layers\n@tf.function\ndef f(x):\n    return layers.LSTM(3)(x)\n", [(5, 12)]),
 ])
 def test_reported(source, expected):
     assert lint(source) == [(*position, "TFE701") for position in expected]

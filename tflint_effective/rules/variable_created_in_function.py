@@ -10,8 +10,8 @@ first call`` (measured on TF 2.21, for ``tf.Variable``,
 method, a ``tf.function(lambda: ...)``, and also with eager execution
 disabled).  The same happens to a Keras layer with weights (``Dense``,
 ``Conv1D``/``Conv2D``, ``Embedding``, ``BatchNormalization``, ``LSTM``,
-``GRU``) constructed and called in the body: its call builds new weights on
-each trace.  Create the variable (or layer) once, outside the function, in
+``GRU``; of ``tf.keras``, Keras 3 or ``tf_keras``) constructed and called in
+the body: its call builds new weights on each trace.  Create the variable (or layer) once, outside the function, in
 ``__init__`` / ``build``, or behind ``if self.v is None:``.
 
 Fix safety: none offered; where the variable should live (an attribute, a
@@ -34,12 +34,13 @@ where a variable per call is legal.
 """
 import libcst as cst
 
+from ..analysis.keras_models import keras_path
 from ..analysis.names import COMPREHENSIONS
 from ..analysis.tf_api import RUN_FUNCTIONS_EAGERLY
 from ..rule import ERROR, Rule
 
 # Keras layers measured to create weights when first called (inside a tf.function: ValueError)
-KERAS_LAYERS = {"keras.layers." + n for n in ("Dense", "Conv1D", "Conv2D", "Embedding", "BatchNormalization",
+KERAS_LAYERS = {"layers." + n for n in ("Dense", "Conv1D", "Conv2D", "Embedding", "BatchNormalization",
                                                "LSTM", "GRU")}
 BRANCHES = frozenset({cst.If, cst.IfExp, cst.Try, cst.TryStar, cst.For, cst.While, cst.BooleanOperation, cst.Match,
                       *COMPREHENSIONS})
@@ -120,9 +121,7 @@ class VariableCreatedInFunction(Rule):
     def _is_layer(self, expr: cst.BaseExpression) -> bool:
         if type(expr) is not cst.Call:
             return False
-        name = self.context.tf_name(expr.func)  # tf.keras.layers.Dense, or Keras 3's keras.layers.Dense
-        qualname = name.path if name is not None else self.context.qualname(expr.func)
-        return qualname in KERAS_LAYERS
+        return keras_path(self.context, expr.func) in KERAS_LAYERS  # tf.keras, keras or tf_keras
 
     def _unconditional_function(self):
         """The innermost function when the node runs on every call of it (else None)."""
