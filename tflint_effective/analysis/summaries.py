@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from .names import Scope
-from .syntax import code_children
+from .syntax import code_children, is_none
 
 _TENSOR_DOC = re.compile(r"^(?:an?\s+)?`*(?:tf\.)?Tensor`*(?:[\s,.;]|$)", re.IGNORECASE)
 _SCOPE_TYPES = frozenset({cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda,  # what may open a scope
@@ -61,13 +61,10 @@ class Summaries:
         if isinstance(func, cst.Name):
             return self._defined(func.value, scope)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            cls = self._class_of_self(func.value.value, scope)
+            cls = self.class_of_self(func.value.value, scope)
             if cls is not None:
                 return self._defined(func.attr.value, self.table.scopes[cls], own_scope=True)
         return None
-
-    def class_of_self(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
-        return self._class_of_self(name, scope)
 
     def instance_attribute_kind(self, name: str, attr: str, scope: Scope) -> Optional[str]:
         """The kind of ``name.attr`` when ``name`` is an instance of a class of the module."""
@@ -82,7 +79,7 @@ class Summaries:
         if not isinstance(node.value, cst.Name):
             return None
         attr = node.attr.value
-        cls = self._class_of_self(node.value.value, scope) or self.class_of_instance(node.value.value, scope)
+        cls = self.class_of_self(node.value.value, scope) or self.class_of_instance(node.value.value, scope)
         if cls is None or not self._only_assigned_in(cls, attr):
             return None
         values = self._memo(("attrs", id(cls)), lambda: _self_assignments(cls)).get(attr, ())
@@ -141,7 +138,7 @@ class Summaries:
         scope = self.table.scopes.get(function)
         param = next((p for p in (*function.params.posonly_params, *function.params.params,
                                   *function.params.kwonly_params) if p.name.value == name), None)
-        if scope is None or param is None or not (param.default is None or _is_none(param.default)):
+        if scope is None or param is None or not (param.default is None or is_none(param.default)):
             return None  # a default other than None: the parameter is not always a tensor
         doc = self._memo(("doc", id(function)), lambda: function.get_docstring(clean=True))
         if doc and name in doc and _documented_tensor(doc, name):
@@ -213,7 +210,7 @@ class Summaries:
         found = self._memo(("functions",), lambda: self._statements(cst.FunctionDef)).get((id(owner), name), ())
         return found[0] if len(found) == 1 else None
 
-    def _class_of_self(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
+    def class_of_self(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
         """The class whose method ``scope`` is, when ``name`` is that method's first parameter."""
         while scope is not None and not isinstance(scope.node, cst.FunctionDef):
             scope = scope.parent  # comprehensions and lambdas inside the method
@@ -259,8 +256,15 @@ class Summaries:
             elif kind is cst.Name:
                 escaped.add(node.value)
                 continue
-            elif kind is cst.Attribute:
+            elif kind is cst.Attribute:  # its name is used; the rest is punctuation
                 escaped.add(node.attr.value)
+                stack.append((node.value, scope))
+                continue
+            elif kind is cst.Arg or kind is cst.Element:  # the commonest containers, read directly
+                if kind is cst.Arg and node.keyword is not None:
+                    escaped.add(node.keyword.value)
+                stack.append((node.value, scope))
+                continue
             elif kind is cst.FunctionDef:
                 stack.extend([(d, scope) for d in node.decorators])
                 stack.append((node.params, scope))
@@ -268,10 +272,6 @@ class Summaries:
                 continue
             stack.extend([(child, scope) for child in code_children(node)])
         self._calls = calls
-
-
-def _is_none(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "None"
 
 
 def _argument(call: cst.Call, position: int, name: str) -> Optional[cst.BaseExpression]:
