@@ -14,7 +14,7 @@ import libcst as cst
 from .names import OTHER
 from .syntax import call_arg, has_star_args, is_false, is_none
 from .tf_api import (DATASET_METHODS, NOT_TENSOR, NOT_TENSOR_PREFIXES, RECORD_DATASETS, SCALAR_APIS,
-                     SCALAR_REDUCTIONS, TENSOR_MODULES, TFName, tf_name)
+                     SCALAR_REDUCTIONS, TENSOR_MODULES, TFName)
 
 # SCALAR is a tensor of rank 0; NUMBER a Python int/float literal.
 TENSOR, SCALAR, DATASET, NUMBER = "tensor", "scalar", "dataset", "number"
@@ -127,7 +127,7 @@ class Kinds:
 
     def _call_kind(self, call: cst.Call, scope, flow: bool) -> Optional[str]:
         func = call.func
-        name = tf_name(self.context.qualname(func, scope))
+        name = self.context.tf_name(func, scope)  # cached: the mode visitor and rules ask the same
         if name is None:
             if (isinstance(func, cst.Attribute) and func.attr.value in DATASET_METHODS
                     and self._kind(func.value, scope, flow) == DATASET):
