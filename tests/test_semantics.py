@@ -188,6 +188,9 @@ TENSOR_CASES = [
           '      z (tf.Tensor): logits.\n    """\n    probe(x)\n    probe(y)\n    probe(z)\n', [True, False, True]),
     (TF + 'def f(x):\n    """Parameters\n    ----------\n    x : tf.Tensor\n    """\n    probe(x)\n', [True]),
     (TF + 'def f(x):\n    """Args:\n      x: array_like, a Tensor.\n    """\n    probe(x)\n', [False]),
+    # the entry of that very name: not one whose name it begins, nor a line that mentions it
+    (TF + 'def f(x, x_mask):\n    """Uses x: a Tensor.\n\n    Args:\n      x_mask: A Tensor.\n      x (list): ids.\n    """\n'
+          '    probe(x)\n    probe(x_mask)\n', [False, True]),
     # what module helpers return, methods through self included
     (TF + "def probs(x):\n    return tf.nn.softmax(x)\nprobe(probs(1))\n", [True]),
     (TF + "def probs(x):\n    if x:\n        return None\n    return tf.nn.softmax(x)\nprobe(probs(1))\n", [False]),

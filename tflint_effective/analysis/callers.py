@@ -32,11 +32,14 @@ class CallerModes:
             self.call_stacks.setdefault((id(owner), node.func.value), []).append(tuple(self.mode_stack))
 
     def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.used_names:
+            return  # the hottest visitor: most names are seen again and again
         parent = self.context.parent
-        if not ((type(parent) is cst.Call and parent.func is node)
-                or (type(parent) in (cst.FunctionDef, cst.ClassDef) and parent.name is node)
-                or (type(parent) is cst.Attribute and parent.attr is node)
-                or (type(parent) is cst.Arg and parent.keyword is node)):
+        kind = type(parent)
+        if not ((kind is cst.Call and parent.func is node)
+                or ((kind is cst.FunctionDef or kind is cst.ClassDef) and parent.name is node)
+                or (kind is cst.Attribute and parent.attr is node)
+                or (kind is cst.Arg and parent.keyword is node)):
             self.used_names.add(node.value)
 
     def _callee_mode(self, function: cst.FunctionDef) -> Optional[str]:

@@ -14,7 +14,7 @@ import libcst as cst
 from .names import OTHER
 from .syntax import call_arg, has_star_args, is_false, is_none
 from .tf_api import (DATASET_METHODS, NOT_TENSOR, NOT_TENSOR_PREFIXES, RECORD_DATASETS, SCALAR_APIS,
-                     SCALAR_REDUCTIONS, TENSOR_MODULES, TFName, tf_name)
+                     SCALAR_REDUCTIONS, TENSOR_MODULES, TFName)
 
 # SCALAR is a tensor of rank 0; NUMBER a Python int/float literal.
 TENSOR, SCALAR, DATASET, NUMBER = "tensor", "scalar", "dataset", "number"
@@ -64,30 +64,30 @@ class Kinds:
 
     # == kinds of expressions =============================================
     def _kind(self, expr: cst.BaseExpression, scope, flow: bool) -> Optional[str]:
-        if isinstance(expr, cst.Name):
+        kind = type(expr)  # concrete node classes: ``is`` is exact, isinstance is slow on libcst's ABCs
+        if kind is cst.Name:
             return self._name_kind(expr.value, scope, flow)
-        if isinstance(expr, (cst.Integer, cst.Float)):
+        if kind is cst.Integer or kind is cst.Float:
             return NUMBER
-        if isinstance(expr, cst.Call):
+        if kind is cst.Call:
             return self._call_kind(expr, scope, flow)
-        if isinstance(expr, cst.BinaryOperation):
+        if kind is cst.BinaryOperation:
             return arithmetic(type(expr.operator).__name__, self._kind(expr.left, scope, flow),
                                self._kind(expr.right, scope, flow))
-        if isinstance(expr, cst.Comparison):
-            if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator,
-                                                            ARITHMETIC_COMPARISONS):
+        if kind is cst.Comparison:
+            if len(expr.comparisons) != 1 or type(expr.comparisons[0].operator) not in ARITHMETIC_COMPARISONS:
                 return None
             return arithmetic("Compare", self._kind(expr.left, scope, flow),
                                self._kind(expr.comparisons[0].comparator, scope, flow))
-        if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        if kind is cst.UnaryOperation and type(expr.operator) is not cst.Not:
             return self._kind(expr.expression, scope, flow)
-        if isinstance(expr, cst.Subscript):
+        if kind is cst.Subscript:
             return TENSOR if self._kind(expr.value, scope, flow) in TENSOR_KINDS else None
-        if isinstance(expr, cst.IfExp):
+        if kind is cst.IfExp:
             return merge(self._kind(expr.body, scope, flow), self._kind(expr.orelse, scope, flow))
-        if isinstance(expr, cst.NamedExpr):
+        if kind is cst.NamedExpr:
             return self._kind(expr.value, scope, flow)
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        if kind is cst.Attribute and type(expr.value) is cst.Name:
             cls = self.summaries.class_of_self(expr.value.value, scope)
             if cls is None:
                 return self.summaries.instance_attribute_kind(expr.value.value, expr.attr.value, scope)
@@ -127,7 +127,7 @@ class Kinds:
 
     def _call_kind(self, call: cst.Call, scope, flow: bool) -> Optional[str]:
         func = call.func
-        name = tf_name(self.context.qualname(func, scope))
+        name = self.context.tf_name(func, scope)  # cached: the mode visitor and rules ask the same
         if name is None:
             if (isinstance(func, cst.Attribute) and func.attr.value in DATASET_METHODS
                     and self._kind(func.value, scope, flow) == DATASET):

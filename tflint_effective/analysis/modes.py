@@ -80,6 +80,7 @@ class Modes:
         self.keras_class_names: Set[Tuple[int, str]] = set()
         self.signals: Dict[cst.CSTNode, Set[str]] = {}  # function, class or module -> signals
         self.wrappers = {**FUNCTION_WRAPPERS, **dict.fromkeys(function_decorators, "F")}
+        self._wrapper_leaves = {qualname.rpartition(".")[2] for qualname in self.wrappers}
         self._modes: Dict[cst.CSTNode, Tuple[cst.CSTNode, ...]] = {}  # node -> its enclosing mode_stack
         self._init_callers()
         if self._guards_eager(self.context.module.body):
@@ -231,7 +232,8 @@ class Modes:
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         parent = self.context.parent
-        if isinstance(parent, cst.Attribute) or (isinstance(parent, cst.Call) and parent.func is node):
+        kind = type(parent)  # concrete node classes: cheaper than isinstance on libcst's ABCs
+        if kind is cst.Attribute or (kind is cst.Call and parent.func is node):
             return  # only the outermost chain is resolved; calls are seen in visit_Call
         self._note_name(self.context.tf_name(node))
 
@@ -245,10 +247,10 @@ class Modes:
             if name.path == "function":
                 self._note(TF2)
                 explicit = True
-        elif (isinstance(node.func, cst.Attribute) and node.func.attr.value in DATASET_TRACERS
+        elif (type(node.func) is cst.Attribute and node.func.attr.value in DATASET_TRACERS
               and self.is_dataset(node.func.value)):
             mode = "F"
-        elif self.context.qualname(node.func) in self.wrappers:
+        elif self._may_wrap(node.func) and self.context.qualname(node.func) in self.wrappers:
             mode = self.wrappers[self.context.qualname(node.func)]
             explicit = True
         else:
@@ -267,6 +269,11 @@ class Modes:
             return
         if explicit:
             self.explicit.add(key)
+
+    def _may_wrap(self, func: cst.BaseExpression) -> bool:
+        """Cheaply, before resolving ``func``: an attribute chain's qualified name ends with its
+        last attribute, so it can name a wrapper only when a wrapper's name ends the same way."""
+        return type(func) is not cst.Attribute or func.attr.value in self._wrapper_leaves
 
     def visit_With(self, node: cst.With) -> None:
         if any(self._is_graph_context(item.item) for item in node.items):

@@ -13,7 +13,7 @@ compare identities), rules that care ask about the operands.
 from __future__ import annotations
 
 import weakref
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -36,7 +36,7 @@ class SemanticModel(Modes, CallerModes, Flow, Kinds, cst.BatchableCSTVisitor):
         self.frames: List[_Frame] = [_Frame(context.module_scope)]
         self.branches: List[_Branch] = []
         self.loops: List[Dict[str, str]] = []
-        self._cache: Dict[cst.CSTNode, Optional[str]] = {}
+        self._cache: Dict[int, Tuple[cst.CSTNode, Optional[str]]] = {}  # id(expr) -> (expr, kind)
         self._static: Dict[int, Optional[str]] = {}
         self._init_modes(function_decorators, python2)
 
@@ -71,9 +71,11 @@ class SemanticModel(Modes, CallerModes, Flow, Kinds, cst.BatchableCSTVisitor):
         return qualname is not None and qualname.endswith(".shape")
 
     def kind(self, expr: cst.BaseExpression) -> Optional[str]:
-        if expr not in self._cache:
-            self._cache[expr] = self._kind(expr, self.context.scope, True)
-        return self._cache[expr]
+        # keyed by id (a node's hash is a Python call); the entry holds the node, so its id is not reused
+        known = self._cache.get(id(expr))
+        if known is None:
+            known = self._cache[id(expr)] = (expr, self._kind(expr, self.context.scope, True))
+        return known[1]
 
     # == function frames ==================================================
     def visit_Parameters(self, node: cst.Parameters) -> None:

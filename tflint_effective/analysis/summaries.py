@@ -24,10 +24,12 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from .names import Scope
-from .syntax import code_children
+from .syntax import code_children, is_none
 
-_Key = Tuple[int, str]
 _TENSOR_DOC = re.compile(r"^(?:an?\s+)?`*(?:tf\.)?Tensor`*(?:[\s,.;]|$)", re.IGNORECASE)
+_SCOPE_TYPES = frozenset({cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda,  # what may open a scope
+                          cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_DOC_ENTRY = re.compile(r"^\s*([^\s(:]+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")  # name (type): text, for any name
 _NOT_ONLY_TENSOR = re.compile(r"\bor\b|array|\blist|numpy|ndarray|like\b|union|optional|nest|sparse|ragged",
                               re.IGNORECASE)
 
@@ -59,13 +61,10 @@ class Summaries:
         if isinstance(func, cst.Name):
             return self._defined(func.value, scope)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            cls = self._class_of_self(func.value.value, scope)
+            cls = self.class_of_self(func.value.value, scope)
             if cls is not None:
                 return self._defined(func.attr.value, self.table.scopes[cls], own_scope=True)
         return None
-
-    def class_of_self(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
-        return self._class_of_self(name, scope)
 
     def instance_attribute_kind(self, name: str, attr: str, scope: Scope) -> Optional[str]:
         """The kind of ``name.attr`` when ``name`` is an instance of a class of the module."""
@@ -80,7 +79,7 @@ class Summaries:
         if not isinstance(node.value, cst.Name):
             return None
         attr = node.attr.value
-        cls = self._class_of_self(node.value.value, scope) or self.class_of_instance(node.value.value, scope)
+        cls = self.class_of_self(node.value.value, scope) or self.class_of_instance(node.value.value, scope)
         if cls is None or not self._only_assigned_in(cls, attr):
             return None
         values = self._memo(("attrs", id(cls)), lambda: _self_assignments(cls)).get(attr, ())
@@ -102,17 +101,17 @@ class Summaries:
         owner = context.owner(class_name, bindings[0].scope)
         if owner is None or len(owner.bindings[class_name]) != 1:
             return None
-        classes = self._memo(("classes",), self._classes)
+        classes = self._memo(("classes",), lambda: self._statements(cst.ClassDef))
         found = classes.get((id(owner), class_name), ())
         return found[0] if len(found) == 1 and not found[0].decorators else None
 
-    def _classes(self) -> Dict[Tuple[int, str], List[cst.ClassDef]]:
-        """(id(scope), name) -> the class statements of that name directly in that scope."""
-        classes: Dict[Tuple[int, str], List[cst.ClassDef]] = {}
+    def _statements(self, kind: type) -> Dict[Tuple[int, str], list]:
+        """(id(scope), name) -> the ``class`` (or ``def``) statements of that name directly in it."""
+        found: Dict[Tuple[int, str], list] = {}
         for node, scope in self.table.scopes.items():
-            if isinstance(node, cst.ClassDef):
-                classes.setdefault((id(scope.parent), node.name.value), []).append(node)
-        return classes
+            if type(node) is kind:
+                found.setdefault((id(scope.parent), node.name.value), []).append(node)
+        return found
 
     def _only_assigned_in(self, cls: cst.ClassDef, attr: str) -> bool:
         """Every assignment of an attribute named ``attr`` in the module is a ``self.attr = ...``
@@ -139,9 +138,10 @@ class Summaries:
         scope = self.table.scopes.get(function)
         param = next((p for p in (*function.params.posonly_params, *function.params.params,
                                   *function.params.kwonly_params) if p.name.value == name), None)
-        if scope is None or param is None or not (param.default is None or _is_none(param.default)):
+        if scope is None or param is None or not (param.default is None or is_none(param.default)):
             return None  # a default other than None: the parameter is not always a tensor
-        if _documented_tensor(function, name):
+        doc = self._memo(("doc", id(function)), lambda: function.get_docstring(clean=True))
+        if doc and name in doc and _documented_tensor(doc, name):
             return "tensor"
         private = function.name.value.startswith("_") and not function.name.value.startswith("__")
         nested = isinstance(scope.parent.node, (cst.FunctionDef, cst.Lambda))
@@ -207,11 +207,10 @@ class Summaries:
                 owner = owner.parent
         if owner is None or len(owner.bindings.get(name, ())) != 1:
             return None
-        found = [node for node, s in self.table.scopes.items()
-                 if isinstance(node, cst.FunctionDef) and s.parent is owner and node.name.value == name]
+        found = self._memo(("functions",), lambda: self._statements(cst.FunctionDef)).get((id(owner), name), ())
         return found[0] if len(found) == 1 else None
 
-    def _class_of_self(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
+    def class_of_self(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
         """The class whose method ``scope`` is, when ``name`` is that method's first parameter."""
         while scope is not None and not isinstance(scope.node, cst.FunctionDef):
             scope = scope.parent  # comprehensions and lambdas inside the method
@@ -234,39 +233,45 @@ class Summaries:
     def _collect(self) -> None:
         """Every call whose function is a plain name or ``<name>.<attr>``, with its scope, and
         the names used in any other way."""
-        self._calls = {}
+        calls: Dict[str, List[Tuple[cst.Call, Scope]]] = {}
+        escaped = self._escaped
+        scopes = self.table.scopes
         stack: List[Tuple[cst.CSTNode, Scope]] = [(self.module, self.table.root)]
         while stack:
             node, scope = stack.pop()
-            inner = self.table.scopes.get(node)
-            if inner is not None:
-                scope = inner
-            if isinstance(node, cst.Call):
+            kind = type(node)  # concrete node classes: ``is`` is exact, isinstance is slow on ABCs
+            if kind in _SCOPE_TYPES:  # only these open scopes (a node's hash is a Python call)
+                scope = scopes.get(node, scope)
+            if kind is cst.Call:
                 func = node.func
-                called = func.value if isinstance(func, cst.Name) else (
-                    func.attr.value if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) else None)
+                func_kind = type(func)
+                called = func.value if func_kind is cst.Name else (
+                    func.attr.value if func_kind is cst.Attribute and type(func.value) is cst.Name else None)
                 if called is not None:
-                    self._calls.setdefault(called, []).append((node, scope))
-                    stack.extend((arg, scope) for arg in node.args)
-                    if isinstance(func, cst.Attribute):
+                    calls.setdefault(called, []).append((node, scope))
+                    stack.extend([(arg, scope) for arg in node.args])
+                    if func_kind is cst.Attribute:
                         stack.append((func.value, scope))
                     continue
-            elif isinstance(node, cst.Name):
-                self._escaped.add(node.value)
+            elif kind is cst.Name:
+                escaped.add(node.value)
                 continue
-            elif isinstance(node, cst.Attribute):
-                self._escaped.add(node.attr.value)
-            elif isinstance(node, cst.FunctionDef):
-                stack.extend((d, scope) for d in node.decorators)
+            elif kind is cst.Attribute:  # its name is used; the rest is punctuation
+                escaped.add(node.attr.value)
+                stack.append((node.value, scope))
+                continue
+            elif kind is cst.Arg or kind is cst.Element:  # the commonest containers, read directly
+                if kind is cst.Arg and node.keyword is not None:
+                    escaped.add(node.keyword.value)
+                stack.append((node.value, scope))
+                continue
+            elif kind is cst.FunctionDef:
+                stack.extend([(d, scope) for d in node.decorators])
                 stack.append((node.params, scope))
                 stack.append((node.body, scope))
                 continue
-            for child in code_children(node):
-                stack.append((child, scope))
-
-
-def _is_none(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "None"
+            stack.extend([(child, scope) for child in code_children(node)])
+        self._calls = calls
 
 
 def _argument(call: cst.Call, position: int, name: str) -> Optional[cst.BaseExpression]:
@@ -285,12 +290,13 @@ def _returns(body):
     stack = [body]
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)  # concrete node classes: cheaper than isinstance on libcst's ABCs
+        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
             continue
-        if isinstance(node, cst.Return):
+        if kind is cst.Return:
             yield node.value
             continue
-        if isinstance(node, (cst.Yield, cst.Await)):
+        if kind is cst.Yield or kind is cst.Await:
             yield None
             return
         stack.extend(code_children(node))
@@ -381,15 +387,12 @@ def _blocks(statement):
         yield case.body
 
 
-def _documented_tensor(function: cst.FunctionDef, name: str) -> bool:
+def _documented_tensor(doc: str, name: str) -> bool:
     """The docstring's entry for ``name`` says it is a Tensor, and nothing else."""
-    doc = function.get_docstring(clean=True)
-    if not doc:
-        return False
     for line in doc.splitlines():
-        match = re.match(rf"^\s*{re.escape(name)}\s*(?:\(([^)]*)\))?\s*:\s*(.*)$", line)
-        if match:
-            typed, text = match.group(1), match.group(2).strip()
+        match = _DOC_ENTRY.match(line)
+        if match and match.group(1) == name:
+            typed, text = match.group(2), match.group(3).strip()
             described = typed if typed is not None else text
             first = described.split(". ")[0]
             return bool(_TENSOR_DOC.match(described)) and not _NOT_ONLY_TENSOR.search(first)
