@@ -200,3 +200,21 @@ def test_work_runs_on_one_large_stack_thread_even_when_nested():
         lambda: (threading.get_ident(), on_deep_stack(threading.get_ident)))
     assert outer == inner != threading.get_ident()
     assert on_deep_stack(lambda: threading.current_thread().name) == DEEP_STACK_THREAD
+
+
+def test_findings_below_the_minimum_severity_are_dropped_before_their_positions(monkeypatch):
+    from tflint_effective.engine import analyse
+    from tflint_effective.engine.lint import lint_document
+
+    located = []
+    positions = analyse.positions
+    monkeypatch.setattr(analyse, "positions", lambda module, nodes: located.append(len(nodes)) or positions(
+        module, nodes))
+    source = "import tensorflow as tf\ny = tf.reduce_sum(x)\nz = tf.reduce_sum(a + b)\n"
+    every = [(d.line, d.code, d.severity) for d in lint_document(source, "m.py").diagnostics]
+    assert every == [(2, "TFE101", INFO), (3, "TFE101", WARNING)]
+    assert [(d.line, d.code) for d in lint_document(source, "m.py", severity=WARNING).diagnostics] == [(3, "TFE101")]
+    assert lint_document(source, "m.py", severity=ERROR).diagnostics == []
+    assert located == [2, 1]  # nothing to locate at error
+    broken = lint_document("import tensorflow as tf\nx = (\n", "m.py", severity=ERROR).diagnostics
+    assert [d.code for d in broken] == ["TFE000"]

@@ -6,6 +6,7 @@ from typing import List, Sequence, Tuple
 import libcst as cst
 
 from ..analysis.context import Context, Settings
+from ..levels import INFO, SEVERITY_RANK
 from ..rule import Report
 from .diagnostics import Analysis, Diagnostic, internal_error, syntax_error
 from .threads import collector_paused
@@ -15,9 +16,10 @@ from .traversal import Traversal
 
 
 def lint_parsed(module: cst.Module, source: str, path: str, rule_classes: Sequence[type], *,
-                noqa: bool = True, settings: Settings = Settings()) -> Analysis:
-    """The rest of the pipeline for ``source`` already parsed into ``module``."""
-    diagnostics = lint_module(module, path, rule_classes, settings)
+                noqa: bool = True, settings: Settings = Settings(), severity: str = INFO) -> Analysis:
+    """The rest of the pipeline for ``source`` already parsed into ``module``; findings below
+    ``severity`` are dropped before their positions are computed."""
+    diagnostics = lint_module(module, path, rule_classes, settings, severity)
     analysis = Analysis(diagnostics, module=module)
     if noqa:
         analysis.suppressions = Suppressions.parse(source)
@@ -26,11 +28,14 @@ def lint_parsed(module: cst.Module, source: str, path: str, rule_classes: Sequen
 
 
 def lint_module(module: cst.Module, path: str, rule_classes: Sequence[type],
-                settings: Settings = Settings()) -> List[Diagnostic]:
-    """Diagnostics of one parsed module; a crash inside a rule becomes one TFE000."""
+                settings: Settings = Settings(), severity: str = INFO) -> List[Diagnostic]:
+    """Diagnostics of one parsed module, at ``severity`` or above; a crash inside a rule
+    becomes one TFE000."""
     try:
         with collector_paused():
-            return _diagnostics(module, path, analyse(module, path, rule_classes, settings))
+            settled = analyse(module, path, rule_classes, settings)
+            minimum = SEVERITY_RANK[severity]
+            return _diagnostics(module, path, [(r, s) for r, s in settled if SEVERITY_RANK[s] >= minimum])
     except RecursionError as error:
         return [syntax_error(path, "", error)]
     except Exception as error:  # the run goes on with the other files

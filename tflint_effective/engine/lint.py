@@ -11,6 +11,7 @@ import dataclasses
 from typing import List, Optional, Sequence
 
 from .. import registry
+from ..levels import INFO
 from . import threads
 from .diagnostics import Analysis, Diagnostic, Refused, syntax_error
 from .prefilter import can_skip
@@ -20,24 +21,25 @@ from .python2 import Python2Error, looks_like_python2, translate
 def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,
                   prefilter: bool = True, tensorflow_modules: Sequence[str] = (),
                   function_decorators: Sequence[str] = (),
-                  tree: Optional[ast.Module] = None) -> Analysis:
+                  tree: Optional[ast.Module] = None, severity: str = INFO) -> Analysis:
     """Lint source text with the rules ``select`` and ``ignore`` leave (flake8's prefix rule);
     call it on a deep stack (``parse.on_deep_stack``).
 
     ``noqa``: split off what ``# noqa`` and ``# tflint-effective: disable=`` silence.
     ``prefilter``: valid Python that imports neither TensorFlow nor Keras is not analysed; ``tree``
-    is CPython's tree of ``source`` when the caller has one (flake8).
+    is CPython's tree of ``source`` when the caller has one (flake8).  ``severity``: the
+    minimum severity kept (a TFE000 is always kept).
     """
     if prefilter and can_skip(source, tensorflow_modules, tree=tree):
         return Analysis()
     try:
-        return _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators)
+        return _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators, severity)
     except threads.OverBudget:
         reason = f"the analysis used more than {threads.CPU_BUDGET:g} s of CPU time (please report it)"
         return Analysis([syntax_error(path, source, Refused(reason))])
 
 
-def _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators) -> Analysis:
+def _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators, severity) -> Analysis:
     # libcst and the rules load here, when the first file needs them: a run whose files
     # are all skipped or served from the cache never pays for them.
     from ..analysis.context import Settings
@@ -57,9 +59,9 @@ def _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decor
         except PARSE_FAILURES:
             return Analysis([syntax_error(path, source, error)])
         analysis = lint_parsed(module, translation.text, path, rules, noqa=noqa,
-                               settings=dataclasses.replace(settings, python2=True))
+                               settings=dataclasses.replace(settings, python2=True), severity=severity)
         return _at_original_positions(analysis, translation)
-    return lint_parsed(module, source, path, rules, noqa=noqa, settings=settings)
+    return lint_parsed(module, source, path, rules, noqa=noqa, settings=settings, severity=severity)
 
 
 def _python2(source: str, error: Exception):

@@ -144,7 +144,7 @@ def _lint(name: str, document, options: Options) -> FileResult:
     config = options.config_for(name)
     analysis = lint_document(document.source, name, *config.selection(name),
                              prefilter=options.prefilter, tensorflow_modules=config.tensorflow_modules,
-                             function_decorators=config.function_decorators)
+                             function_decorators=config.function_decorators, severity=config.severity)
     kept, silenced = analysis.diagnostics, analysis.suppressed
     lines = NEWLINE.split(document.source)
     if analysis.failed and analysis.module is None:
