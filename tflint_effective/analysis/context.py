@@ -21,9 +21,11 @@ __all__ = ["Context", "NUMBER", "SCALAR", "Settings", "TENSOR"]
 
 _FUNCTION_TYPES = frozenset(FUNCTION_LIKE)
 _COMPREHENSION_TYPES = frozenset(COMPREHENSIONS)
-# The only nodes at which a scope may start: a def's or lambda's parameters, a comprehension,
-# a class body.  ``enter`` looks no further at any other node.
-_MAY_OPEN_SCOPE = frozenset({cst.Parameters, *COMPREHENSIONS, cst.IndentedBlock, cst.SimpleStatementSuite})
+# The only nodes at which a scope may start (a def's or lambda's parameters, a comprehension, a
+# class body) or end (a def, lambda, class, comprehension, the module): the traversal calls
+# ``enter_scope`` / ``leave_scope`` around these only.
+SCOPE_NODES = frozenset({cst.Parameters, *COMPREHENSIONS, cst.IndentedBlock, cst.SimpleStatementSuite,
+                         *FUNCTION_LIKE, cst.ClassDef, cst.Module})
 
 
 @dataclass(frozen=True)
@@ -163,13 +165,9 @@ class Context:
         settled after the traversal."""
         return self.semantics.tf1_api_thunk()
 
-    # -- called by the traversal around every node ---------------------------------
-    def enter(self, node: cst.CSTNode) -> None:
-        self.ancestors.append(node)
-        if type(node) in _MAY_OPEN_SCOPE:
-            self._enter_scope(node)
-
-    def _enter_scope(self, node: cst.CSTNode) -> None:
+    # -- called by the traversal, which keeps ``ancestors`` itself ---------------------
+    def enter_scope(self, node: cst.CSTNode) -> None:
+        """After ``node`` (one of ``SCOPE_NODES``) is pushed on ``ancestors``: the scope it opens, if any."""
         parent = self.ancestors[-2] if len(self.ancestors) > 1 else None
         kind = type(node)
         if kind is cst.Parameters and type(parent) in _FUNCTION_TYPES:
@@ -183,8 +181,8 @@ class Context:
         self.scope = self._table.scope_for(opener, self.scope)
         self._scopes.append(self.scope)
 
-    def exit(self, node: cst.CSTNode) -> None:
-        self.ancestors.pop()
+    def leave_scope(self, node: cst.CSTNode) -> None:
+        """After ``node`` (one of ``SCOPE_NODES``) is popped from ``ancestors``: the scope it closes, if any."""
         if self.scope.node is node:
             self._scopes.pop()
             if self._scopes:  # the module's own scope is left last, at the end of the traversal

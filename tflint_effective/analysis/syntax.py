@@ -4,8 +4,10 @@ Nothing here resolves a name or knows TensorFlow; ``names`` and ``semantics`` bu
 """
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
-from typing import Dict, Iterable, Iterator, Optional, Tuple
+import typing
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -16,16 +18,19 @@ _TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyL
            cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
            cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
            cst.SimpleString, cst.Integer, cst.Float)
+_NEVER_CODE = (str, int, float, bool, type(None), cst.MaybeSentinel)
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 _HOLDS_CODE: Dict[type, bool] = {}
 
 
-def code_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def code_children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """The child nodes that hold code (not whitespace, punctuation or literals), cheaply:
     libcst's ``children`` runs a visitor per node, several times slower."""
-    names = _FIELDS.get(type(node))
+    kind = type(node)
+    names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(type(node)))
+        names = _FIELDS[kind] = fields_for_code(kind, [f.name for f in dataclasses.fields(kind)], _TRIVIA)
+    children = []
     for name in names:
         value = getattr(node, name)
         for item in value if type(value) in (tuple, list) else (value,):
@@ -33,7 +38,29 @@ def code_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
             if code is None:
                 code = _HOLDS_CODE[type(item)] = isinstance(item, cst.CSTNode) and not isinstance(item, _TRIVIA)
             if code:
-                yield item
+                children.append(item)
+    return children
+
+
+def fields_for_code(kind: type, names: Iterable[str], trivia: tuple) -> Tuple[str, ...]:
+    """``names`` (fields of the node class ``kind``) without those whose annotation admits only
+    ``trivia``, strings or sentinels (``lpar``, ``whitespace_*``, a ``Name``'s ``value``)."""
+    try:
+        hints = typing.get_type_hints(kind)
+    except Exception:  # an annotation that does not resolve: read every field
+        hints = {}
+    return tuple(name for name in names if name not in hints or not _admits_only(hints[name], trivia))
+
+
+def _admits_only(annotation, trivia: tuple) -> bool:
+    """Every value ``annotation`` admits is ``trivia`` or no node at all (unsure: False)."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return True
+    arguments = typing.get_args(annotation)
+    if arguments:  # Union, Optional, Sequence
+        return typing.get_origin(annotation) in (typing.Union, collections.abc.Sequence) and all(
+            _admits_only(a, trivia) for a in arguments)
+    return isinstance(annotation, type) and (issubclass(annotation, trivia) or annotation in _NEVER_CODE)
 
 
 def call_arg(call: cst.Call, position: Optional[int], keyword: str) -> Optional[cst.Arg]:
