@@ -46,16 +46,18 @@ class Context:
         self._table = ScopeTable(module, shims(settings.tensorflow_modules))
         self._resolver = Resolver(self._table)
         self.ancestors: List[cst.CSTNode] = []
+        # ``ancestors[-2]`` while a visitor runs (None outside the traversal): a plain attribute the
+        # traversal sets, since most visitors read it
+        self.parent: Optional[cst.CSTNode] = None
         self._scopes: List[Scope] = [self._table.root]
-        # plain attributes, not properties: rules read them at most nodes; ``enter``/``exit`` keep
+        # plain attributes, not properties: rules read them at most nodes; ``enter_scope``/``leave_scope`` keep
         # ``scope`` equal to ``_scopes[-1]``
         self.scope: Scope = self._table.root
         self.module_scope: Scope = self._table.root
         # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
         # and every rule asks about the same calls; the node is kept so its id is not reused.
         self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
-        self._last_call: Optional[cst.Call] = None  # tf_call's last question and answer
-        self._last_call_scope: Optional[Scope] = None
+        self._last_call: Optional[cst.Call] = None  # tf_call's last question and answer, in ``scope``
         self._last_call_name: Optional[TFName] = None
         self.semantics = SemanticModel(self, self._table, settings.function_decorators, settings.python2)
 
@@ -63,10 +65,6 @@ class Context:
     @property
     def node(self) -> cst.CSTNode:
         return self.ancestors[-1]
-
-    @property
-    def parent(self) -> Optional[cst.CSTNode]:
-        return self.ancestors[-2] if len(self.ancestors) > 1 else None
 
     def scope_of(self, node: cst.CSTNode) -> Optional[Scope]:
         """The scope a function or class opens (None for other nodes)."""
@@ -99,13 +97,14 @@ class Context:
 
     def tf_call(self, node: cst.CSTNode) -> Optional[TFName]:
         """The TensorFlow API a call calls, when certain (None for anything but a call)."""
-        # every rule asks this of every call, one after the other: the last answer is kept
-        if node is self._last_call and self.scope is self._last_call_scope:
+        # every rule asks this of every call, one after the other: the last answer is kept (until
+        # the scope changes)
+        if node is self._last_call:
             return self._last_call_name
         if type(node) is not cst.Call:
             return None
         name = self.tf_name(node.func)
-        self._last_call, self._last_call_scope, self._last_call_name = node, self.scope, name
+        self._last_call, self._last_call_name = node, name
         return name
 
     def assigned_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
@@ -180,6 +179,7 @@ class Context:
             return
         self.scope = self._table.scope_for(opener, self.scope)
         self._scopes.append(self.scope)
+        self._last_call = None
 
     def leave_scope(self, node: cst.CSTNode) -> None:
         """After ``node`` (one of ``SCOPE_NODES``) is popped from ``ancestors``: the scope it closes, if any."""
@@ -187,3 +187,4 @@ class Context:
             self._scopes.pop()
             if self._scopes:  # the module's own scope is left last, at the end of the traversal
                 self.scope = self._scopes[-1]
+            self._last_call = None

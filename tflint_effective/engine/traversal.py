@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -129,56 +129,66 @@ class Traversal(cst.CSTVisitor):
                 table = self.visits if kind == "visit" else self.leaves
                 table.setdefault(node_type, []).append(method)
         self.skip_trivia = not any(_is_trivia(getattr(cst, name, None)) for name in (*self.visits, *self.leaves))
-        # node type -> (fields, visit methods, leave methods, whether it may open or close a scope)
+        # the type of any value met in a field -> () when it is not walked, else its node type's plan:
+        # (fields, visit methods, leave methods, whether it may open or close a scope)
         self.plans: Dict[type, tuple] = {}
         self.ancestors = context.ancestors  # the context's own list, kept here around every node
-        self.walked: Dict[type, bool] = {}  # any value's type -> whether to walk it
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.walk(node)
         return False
 
-    def _plan(self, node: cst.CSTNode) -> tuple:
-        kind = type(node)
-        fields = code_fields(node) if self.skip_trivia else child_fields(node)
-        plan = (fields, tuple(self.visits.get(kind.__name__, ())), tuple(self.leaves.get(kind.__name__, ())),
-                kind in SCOPE_NODES)
+    def _plan(self, value) -> tuple:
+        """The plan for a value's type: () for no node, skipped trivia, or a leaf that nothing
+        visits (entering it and leaving it again would change nothing anyone sees)."""
+        kind = type(value)
+        plan = ()
+        if isinstance(value, cst.CSTNode) and not (self.skip_trivia and _is_trivia(kind)):
+            fields = code_fields(value) if self.skip_trivia else child_fields(value)
+            visits, leaves = tuple(self.visits.get(kind.__name__, ())), tuple(self.leaves.get(kind.__name__, ()))
+            scoped = kind in SCOPE_NODES
+            if fields or visits or leaves or scoped:
+                plan = (fields, visits, leaves, scoped)
         self.plans[kind] = plan
         return plan
 
-    def _walks(self, value) -> bool:
-        """Whether to walk a value of this type: a node, not skipped trivia, and not a leaf that
-        nothing visits (entering it and leaving it again would change nothing anyone sees)."""
-        kind = type(value)
-        walks = isinstance(value, cst.CSTNode) and not (self.skip_trivia and _is_trivia(kind))
-        if walks:
-            fields, visits, leaves, scoped = self.plans.get(kind) or self._plan(value)
-            walks = bool(fields or visits or leaves or scoped)
-        self.walked[kind] = walks
-        return walks
-
     def walk(self, node: cst.CSTNode) -> None:
-        fields, visits, leaves, scoped = self.plans.get(type(node)) or self._plan(node)
-        walked = self.walked
+        plan = self.plans.get(type(node))
+        plan = self._plan(node) if plan is None else plan
+        if plan:
+            self._walk(node, plan, self.context.parent)
+        self.context.parent = None
+
+    def _walk(self, node: cst.CSTNode, plan: tuple, parent: Optional[cst.CSTNode]) -> None:
+        fields, visits, leaves, scoped = plan
+        plans, context = self.plans, self.context
         self.ancestors.append(node)
         if scoped:
-            self.context.enter_scope(node)
-        for method in visits:
-            method(node)
+            context.enter_scope(node)
+        if visits:
+            context.parent = parent  # a plain attribute, read by most visitors: set for them
+            for method in visits:
+                method(node)
         for name in fields:
             value = getattr(node, name)
             kind = type(value)
             if kind is tuple or kind is list:
                 for item in value:
-                    walks = walked.get(type(item))
-                    if walks or (walks is None and self._walks(item)):
-                        self.walk(item)
+                    plan = plans.get(type(item))
+                    if plan is None:
+                        plan = self._plan(item)
+                    if plan:
+                        self._walk(item, plan, node)
             else:
-                walks = walked.get(kind)
-                if walks or (walks is None and self._walks(value)):
-                    self.walk(value)
-        for method in leaves:
-            method(node)
+                plan = plans.get(kind)
+                if plan is None:
+                    plan = self._plan(value)
+                if plan:
+                    self._walk(value, plan, node)
+        if leaves:
+            context.parent = parent
+            for method in leaves:
+                method(node)
         self.ancestors.pop()
         if scoped:
-            self.context.leave_scope(node)
+            context.leave_scope(node)
