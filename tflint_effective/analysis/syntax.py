@@ -31,15 +31,25 @@ def code_children(node: cst.CSTNode) -> List[cst.CSTNode]:
     if names is None:
         names = _FIELDS[kind] = fields_for_code(kind, [f.name for f in dataclasses.fields(kind)], _TRIVIA)
     children = []
+    holds_code = _HOLDS_CODE
     for name in names:
         value = getattr(node, name)
-        for item in value if type(value) in (tuple, list) else (value,):
-            code = _HOLDS_CODE.get(type(item))
-            if code is None:
-                code = _HOLDS_CODE[type(item)] = isinstance(item, cst.CSTNode) and not isinstance(item, _TRIVIA)
-            if code:
-                children.append(item)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            for item in value:
+                code = holds_code.get(type(item))
+                if code or (code is None and _holds_code(item)):
+                    children.append(item)
+        else:
+            code = holds_code.get(kind)
+            if code or (code is None and _holds_code(value)):
+                children.append(value)
     return children
+
+
+def _holds_code(value) -> bool:
+    code = _HOLDS_CODE[type(value)] = isinstance(value, cst.CSTNode) and not isinstance(value, _TRIVIA)
+    return code
 
 
 def fields_for_code(kind: type, names: Iterable[str], trivia: tuple) -> Tuple[str, ...]:
