@@ -23,7 +23,7 @@ _FUNCTION_TYPES = frozenset(FUNCTION_LIKE)
 _COMPREHENSION_TYPES = frozenset(COMPREHENSIONS)
 # The only nodes at which a scope may start (a def's or lambda's parameters, a comprehension, a
 # class body) or end (a def, lambda, class, comprehension, the module): the traversal calls
-# ``enter_scope`` / ``leave_scope`` around these only.
+# ``enter_scope`` / ``leave_scope`` at these only.
 SCOPE_NODES = frozenset({cst.Parameters, *COMPREHENSIONS, cst.IndentedBlock, cst.SimpleStatementSuite,
                          *FUNCTION_LIKE, cst.ClassDef, cst.Module})
 
@@ -166,7 +166,8 @@ class Context:
 
     # -- called by the traversal, which keeps ``ancestors`` itself ---------------------
     def enter_scope(self, node: cst.CSTNode) -> None:
-        """After ``node`` (one of ``SCOPE_NODES``) is pushed on ``ancestors``: the scope it opens, if any."""
+        """Before the visitors visit ``node`` (one of ``SCOPE_NODES``, last in ``ancestors``): the
+        scope it opens, if any."""
         parent = self.ancestors[-2] if len(self.ancestors) > 1 else None
         kind = type(node)
         if kind is cst.Parameters and type(parent) in _FUNCTION_TYPES:
@@ -182,7 +183,7 @@ class Context:
         self._last_call = None
 
     def leave_scope(self, node: cst.CSTNode) -> None:
-        """After ``node`` (one of ``SCOPE_NODES``) is popped from ``ancestors``: the scope it closes, if any."""
+        """After the visitors leave ``node`` (one of ``SCOPE_NODES``): the scope it closes, if any."""
         if self.scope.node is node:
             self._scopes.pop()
             if self._scopes:  # the module's own scope is left last, at the end of the traversal

@@ -130,7 +130,8 @@ class Traversal(cst.CSTVisitor):
                 table.setdefault(node_type, []).append(method)
         self.skip_trivia = not any(_is_trivia(getattr(cst, name, None)) for name in (*self.visits, *self.leaves))
         # the type of any value met in a field -> () when it is not walked, else its node type's plan:
-        # (fields, visit methods, leave methods, whether it may open or close a scope)
+        # (fields, visit methods, leave methods); around a node that may open or close a scope, the
+        # context's own ``enter_scope`` runs first and its ``leave_scope`` last
         self.plans: Dict[type, tuple] = {}
         self.ancestors = context.ancestors  # the context's own list, kept here around every node
 
@@ -146,9 +147,10 @@ class Traversal(cst.CSTVisitor):
         if isinstance(value, cst.CSTNode) and not (self.skip_trivia and _is_trivia(kind)):
             fields = code_fields(value) if self.skip_trivia else child_fields(value)
             visits, leaves = tuple(self.visits.get(kind.__name__, ())), tuple(self.leaves.get(kind.__name__, ()))
-            scoped = kind in SCOPE_NODES
-            if fields or visits or leaves or scoped:
-                plan = (fields, visits, leaves, scoped)
+            if kind in SCOPE_NODES:
+                visits, leaves = (self.context.enter_scope, *visits), (*leaves, self.context.leave_scope)
+            if fields or visits or leaves:
+                plan = (fields, visits, leaves)
         self.plans[kind] = plan
         return plan
 
@@ -160,11 +162,9 @@ class Traversal(cst.CSTVisitor):
         self.context.parent = None
 
     def _walk(self, node: cst.CSTNode, plan: tuple, parent: Optional[cst.CSTNode]) -> None:
-        fields, visits, leaves, scoped = plan
+        fields, visits, leaves = plan
         plans, context = self.plans, self.context
         self.ancestors.append(node)
-        if scoped:
-            context.enter_scope(node)
         if visits:
             context.parent = parent  # a plain attribute, read by most visitors: set for them
             for method in visits:
@@ -190,5 +190,3 @@ class Traversal(cst.CSTVisitor):
             for method in leaves:
                 method(node)
         self.ancestors.pop()
-        if scoped:
-            context.leave_scope(node)
