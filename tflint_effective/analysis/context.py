@@ -28,6 +28,9 @@ SCOPE_NODES = frozenset({cst.Parameters, *COMPREHENSIONS, cst.IndentedBlock, cst
                          *FUNCTION_LIKE, cst.ClassDef, cst.Module})
 
 
+_UNSEEN = object()  # not yet in a cache whose answers may be None
+
+
 @dataclass(frozen=True)
 class Settings:
     """What the configuration tells the analysis about a project."""
@@ -57,6 +60,7 @@ class Context:
         # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
         # and every rule asks about the same calls; the node is kept so its id is not reused.
         self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
+        self._tf_by_qualname: Dict[Optional[str], Optional[TFName]] = {}
         self._last_call: Optional[cst.Call] = None  # tf_call's last question and answer, in ``scope``
         self._last_call_name: Optional[TFName] = None
         self.semantics = SemanticModel(self, self._table, settings.function_decorators, settings.python2)
@@ -92,7 +96,12 @@ class Context:
         key = (id(node), id(scope))
         known = self._tf_names.get(key)
         if known is None:
-            known = self._tf_names[key] = (node, tf_name(self._resolver.qualname(node, scope)))
+            qualname = self._resolver.qualname(node, scope)
+            # many places of a file name the same API: its TFName is made once
+            name = self._tf_by_qualname.get(qualname, _UNSEEN)
+            if name is _UNSEEN:
+                name = self._tf_by_qualname[qualname] = tf_name(qualname)
+            known = self._tf_names[key] = (node, name)
         return known[1]
 
     def tf_call(self, node: cst.CSTNode) -> Optional[TFName]:
