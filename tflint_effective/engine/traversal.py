@@ -158,8 +158,8 @@ class Traversal(cst.CSTVisitor):
         plan = self.plans.get(type(node))
         plan = self._plan(node) if plan is None else plan
         if plan:
-            self._walk(node, plan, self.context.parent)
-        self.context.parent = None
+            self._walk(node, plan, self.ancestors[-1] if self.ancestors else None)
+        self.context.parent = None  # outside the traversal
 
     def _walk(self, node: cst.CSTNode, plan: tuple, parent: Optional[cst.CSTNode]) -> None:
         fields, visits, leaves = plan
