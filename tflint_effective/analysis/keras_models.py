@@ -30,6 +30,10 @@ PASS_THROUGH = {"layers.Dropout", "layers.Flatten", "layers.Reshape", "layers.Ga
                 "layers.ActivityRegularization"}
 Output = Tuple[Optional[str], Optional[str]]  # (the layer's ``name=``, its last activation)
 UNKNOWN: Output = (None, None)
+# Compound statements and lambdas (concrete classes, for ``type(node) in``): a block ends there.
+_BLOCK_ENDS = frozenset({*(c for c in vars(cst).values() if isinstance(c, type) and issubclass(
+    c, cst.BaseCompoundStatement)), cst.Lambda})
+_UNSET = object()
 MODELS = ("Sequential", "models.Sequential", "Model", "models.Model")
 LOSSES = ("categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy")
 LOSS_CLASSES = ("CategoricalCrossentropy", "SparseCategoricalCrossentropy", "BinaryCrossentropy")
@@ -168,16 +172,20 @@ class Outputs:
                 return ancestors[index - 1]
             if kind is cst.SimpleStatementSuite:
                 return ancestors[index]
-            if isinstance(ancestors[index], (cst.BaseCompoundStatement, cst.Lambda)):
+            if kind in _BLOCK_ENDS:
                 return None
         return None
 
     def assigned(self, node) -> None:
-        targets = [node.target] if isinstance(node, cst.AnnAssign) else [t.target for t in node.targets]
+        if node.value is None:
+            return
+        targets = [node.target] if type(node) is cst.AnnAssign else [t.target for t in node.targets]
+        block = _UNSET  # the same for every target: asked once, when one is a name
         for target in targets:
-            if isinstance(target, cst.Name) and node.value is not None:
+            if type(target) is cst.Name:
+                block = self.block() if block is _UNSET else block
                 key = (id(self.context.owner(target.value)), target.value)
-                self.last[key] = (self.block(), self.output(node.value))
+                self.last[key] = (block, self.output(node.value))
 
     def of_model(self, call: cst.Call) -> Tuple[Optional[List[Output]], bool]:
         """The outputs of a ``Sequential([...])`` or functional ``Model(inputs, outputs)`` call

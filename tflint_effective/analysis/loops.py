@@ -256,7 +256,11 @@ def number_use(context, name: cst.Name) -> Union[None, str, cst.Name]:
 def is_read(parent: cst.CSTNode, name: cst.Name) -> bool:
     """``name`` (a child of ``parent``) is read as a variable: not an attribute, keyword or
     parameter name, nor an assignment target."""
-    return not (type(parent) is cst.AssignTarget or getattr(parent, _NOT_READ.get(type(parent), ""), None) is name)
+    kind = type(parent)
+    if kind is cst.AssignTarget:
+        return False
+    field = _NOT_READ.get(kind)
+    return field is None or getattr(parent, field) is not name
 
 
 def _sequence(context, expr) -> bool:

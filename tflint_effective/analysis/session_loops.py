@@ -59,7 +59,7 @@ class SessionLoops:
 
     # -- names ----------------------------------------------------------------------
     def api(self, func: cst.BaseExpression, scope: Scope) -> Optional[TFName]:
-        return tf_name(self.context.qualname(func, scope))
+        return self.context.tf_name(func, scope)  # cached per node and scope
 
     def value(self, expr: cst.BaseExpression, scope: Scope) -> Tuple[Optional[cst.BaseExpression], Scope]:
         """``expr`` itself, or the value of a name bound exactly once by an assignment."""

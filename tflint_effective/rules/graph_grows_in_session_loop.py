@@ -46,6 +46,8 @@ from ..rule import WARNING, Rule, per_mode
 
 LOOPS = (cst.For, cst.While)
 BOUNDARIES = (*NESTED, *LOOPS)
+_BOUNDARY_TYPES = frozenset(BOUNDARIES)  # concrete classes: ``type(node) in`` is exact
+_FUNCTION_DEF = frozenset({cst.FunctionDef})
 MESSAGE = ("`{code}` builds new graph ops on every iteration of a loop that runs a session: the graph "
            "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
            "through a placeholder, and `graph.finalize()` (or `runtime_checks.finalized_graph()`) the graph")
@@ -79,10 +81,10 @@ class GraphGrowsInSessionLoop(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         ancestors = self.context.ancestors
-        innermost = next((a for a in reversed(ancestors) if type(a) in BOUNDARIES), None)
-        if type(innermost) not in LOOPS or any(id(a) in self.reported for a in ancestors):
+        if type(_innermost(ancestors, _BOUNDARY_TYPES)) not in LOOPS or (
+                self.reported and any(id(a) in self.reported for a in ancestors)):
             return  # not in a loop of this function
-        function = next((a for a in reversed(ancestors) if type(a) is cst.FunctionDef), None)
+        function = _innermost(ancestors, _FUNCTION_DEF)
         scope = self.loops.scope_of(function) if function is not None else self.context.module_scope
         if not self.loops.builds_ops(node, self.context.scope):
             return
@@ -154,6 +156,14 @@ class GraphGrowsInSessionLoop(Rule):
         sources = [n.value for loop in chain for name, n in bindings_in(statements(loop))
                    if name in {r for r, _ in reads} and isinstance(n, cst.Assign)]
         return not any(indexing and name in varying for value in sources for name, indexing in _reads(value))
+
+
+def _innermost(ancestors, types):
+    """The last of ``ancestors`` whose type is one of ``types`` (concrete classes), or None."""
+    for node in reversed(ancestors):
+        if type(node) in types:
+            return node
+    return None
 
 
 def _varying(chain):
