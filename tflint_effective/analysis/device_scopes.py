@@ -124,7 +124,7 @@ class TowerTracker:
         for name in names:
             if device is not None:
                 self.devices_of.setdefault((scope, name), set()).add(device)
-            elif isinstance(value, cst.Call) and self.is_builder_call(value):
+            elif type(value) is cst.Call and self.is_builder_call(value):
                 self.devices_of.setdefault((scope, name), set()).add(VARYING)
             else:
                 self.computed_from.setdefault((scope, name), []).append(value)
@@ -147,7 +147,9 @@ class TowerTracker:
 
     def _device_here(self) -> Optional[DeviceKey]:
         """The device of the innermost ``tf.device`` block around the current node (same function)."""
-        return next(self._enclosing_devices(), None)
+        for key in self._enclosing_devices():
+            return key
+        return None
 
     def see(self, key: DeviceKey) -> None:
         """Towers (or one device scope) in the current function."""

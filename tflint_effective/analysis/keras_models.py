@@ -35,6 +35,7 @@ _BLOCK_ENDS = frozenset({*(c for c in vars(cst).values() if isinstance(c, type) 
     c, cst.BaseCompoundStatement)), cst.Lambda})
 _UNSET = object()
 MODELS = ("Sequential", "models.Sequential", "Model", "models.Model")
+_MODEL_LEAVES = {path.rpartition(".")[2] for path in MODELS}
 LOSSES = ("categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy")
 LOSS_CLASSES = ("CategoricalCrossentropy", "SparseCategoricalCrossentropy", "BinaryCrossentropy")
 # Methods and attributes of a model that leave its layers as they are.
@@ -55,7 +56,7 @@ def keras_path(context: "Context", expr: cst.BaseExpression, scope=None) -> Opti
 
 def follow(context: "Context", expr: Optional[cst.BaseExpression], depth: int = 1):
     """``expr``, or the value of the name it is, through names bound once by an assignment."""
-    while isinstance(expr, cst.Name) and depth:
+    while type(expr) is cst.Name and depth:
         expr, depth = context.assigned_value(expr), depth - 1
     return expr
 
@@ -190,7 +191,10 @@ class Outputs:
     def of_model(self, call: cst.Call) -> Tuple[Optional[List[Output]], bool]:
         """The outputs of a ``Sequential([...])`` or functional ``Model(inputs, outputs)`` call
         (None: not one, or its outputs are not a known list), and whether it is a Sequential."""
-        path = keras_path(self.context, call.func)
+        func = call.func
+        if type(func) is cst.Attribute and func.attr.value not in _MODEL_LEAVES:
+            return None, False  # the path ends with the attribute: not a model (most calls)
+        path = keras_path(self.context, func)
         if path not in MODELS or has_star_args(call):
             return None, False
         if path.endswith("Sequential"):
@@ -215,7 +219,7 @@ class Outputs:
         """(``name=``, activation) of the layer that decides what ``expr`` holds: a layer call
         ``Dense(n)(x)``, through names and pass-through layers (``Dropout(r)(x)``).  ``here``:
         ``expr`` is evaluated at the statement being visited (else names bound once only)."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return self._name(expr, depth, here)
         layer = follow(self.context, expr.func) if type(expr) is cst.Call else None
         if type(layer) is not cst.Call:

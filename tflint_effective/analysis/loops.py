@@ -71,11 +71,12 @@ def _in_first_iterable(comprehension, ancestors, depth) -> bool:
 
 
 def bound_names(target: cst.BaseExpression) -> Set[str]:
-    if isinstance(target, cst.Name):
+    kind = type(target)  # concrete classes
+    if kind is cst.Name:
         return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if kind is cst.Tuple or kind is cst.List:
         return set().union(*(bound_names(e.value) for e in target.elements))
-    if isinstance(target, cst.StarredElement):
+    if kind is cst.StarredElement:
         return bound_names(target.value)
     return set()
 
@@ -98,7 +99,7 @@ def names_in(nodes: Iterable[cst.CSTNode]) -> Set[str]:
 
 def is_builtin(context, func: cst.BaseExpression, name: str) -> bool:
     """``func`` is the builtin ``name``: nothing in scope rebinds it, no star import."""
-    if not (isinstance(func, cst.Name) and func.value == name):
+    if not (type(func) is cst.Name and func.value == name):
         return False
     scope = context.scope
     return context.owner(name, scope) is None and not context.module_scope.star_import

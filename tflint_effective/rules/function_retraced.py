@@ -52,6 +52,7 @@ PASSED = ("`{callee}` (a tf.function) gets the Python number `{arg}`, a new valu
           "traced again for each value (`reduce_retracing=True` does not help); pass a tensor "
           "(`tf.constant({arg})`) or give it an `input_signature`")
 _UNKNOWN = object()  # not yet in a cache whose answers may be None
+_FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
 IN_LOOP = ("a tf.function created inside a loop is a new function on every iteration and is traced every "
            "time; create it once, before the loop")
 IN_CALLEE = ("a tf.function created inside `{outer}`, which is called in a loop: every call creates and traces a "
@@ -95,8 +96,9 @@ class FunctionRetraced(Rule):
         self.scope_seen = self.owners_seen = None
 
     def _is_function(self, expr) -> bool:
-        func = expr.func if type(expr) is cst.Call else expr
-        return getattr(self.context.tf_name(func), "path", "") == "function"
+        # tf_call: the last call's answer is kept, and every rule asks it of every call
+        name = self.context.tf_call(expr) if type(expr) is cst.Call else self.context.tf_name(expr)
+        return getattr(name, "path", "") == "function"
 
     def _traces_per_value(self, expr) -> bool:
         """``tf.function`` or ``tf.function(...)`` without ``input_signature``."""
@@ -114,15 +116,15 @@ class FunctionRetraced(Rule):
     def visit_Name(self, node: cst.Name) -> None:
         context = self.context
         scope = context.scope
-        if scope is context.module_scope:
-            return  # number_use would say None: nothing to record
+        if scope is context.module_scope or not is_read(context.ancestors[-2], node):
+            return  # number_use would say None: nothing to record (and the owner costs more)
         if scope is not self.scope_seen:  # most names are read where the last one was
             self.scope_seen, self.owners_seen = scope, self.owner_functions.setdefault(scope, {})
         name = node.value
         function = self.owners_seen.get(name, _UNKNOWN)
         if function is _UNKNOWN:
             function = self.owners_seen[name] = self._owner_function(scope, name)
-        if function is None or not is_read(context.ancestors[-2], node):
+        if function is None:
             return
         key = (id(function), name)
         if self.uses.get(key) is PYTHON_VALUE:
@@ -142,7 +144,7 @@ class FunctionRetraced(Rule):
         return node if type(node) is cst.FunctionDef else None
 
     def visit_Call(self, node: cst.Call) -> None:
-        parent, scope = self.context.parent, self.context.scope
+        parent, scope = self.context.ancestors[-2], self.context.scope
         if type(parent) is not cst.Decorator and self._is_function(node):
             if type(parent) is cst.Call and parent.func is node:
                 self._created(node, None, node)
@@ -192,7 +194,7 @@ class FunctionRetraced(Rule):
     def _function_scope(self):
         """The scope of the innermost function around here (the module's outside any)."""
         scope = self.context.scope
-        while scope.parent is not None and not isinstance(scope.node, (cst.FunctionDef, cst.Lambda)):
+        while scope.parent is not None and type(scope.node) not in _FUNCTIONS:
             scope = scope.parent
         return scope
 

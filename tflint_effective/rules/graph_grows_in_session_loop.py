@@ -45,9 +45,7 @@ from ..analysis.syntax import bindings_in, call_arg
 from ..rule import WARNING, Rule, per_mode
 
 LOOPS = (cst.For, cst.While)
-BOUNDARIES = (*NESTED, *LOOPS)
-_BOUNDARY_TYPES = frozenset(BOUNDARIES)  # concrete classes: ``type(node) in`` is exact
-_FUNCTION_DEF = frozenset({cst.FunctionDef})
+BOUNDARIES = (*NESTED, *LOOPS)  # the node types `boundaries` holds (visit_For and its aliases)
 MESSAGE = ("`{code}` builds new graph ops on every iteration of a loop that runs a session: the graph "
            "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
            "through a placeholder, and `graph.finalize()` (or `runtime_checks.finalized_graph()`) the graph")
@@ -78,13 +76,23 @@ class GraphGrowsInSessionLoop(Rule):
         self.loops = SessionLoops(self.context)
         self.reported = set()
         self.per_element = {}
+        self.boundaries = []  # the loops, functions and classes around the node being visited
+
+    def visit_For(self, node: cst.CSTNode) -> None:
+        self.boundaries.append(node)
+
+    def leave_For(self, node: cst.CSTNode) -> None:
+        self.boundaries.pop()
+
+    visit_While = visit_FunctionDef = visit_Lambda = visit_ClassDef = visit_For
+    leave_While = leave_FunctionDef = leave_Lambda = leave_ClassDef = leave_For
 
     def visit_Call(self, node: cst.Call) -> None:
         ancestors = self.context.ancestors
-        if type(_innermost(ancestors, _BOUNDARY_TYPES)) not in LOOPS or (
+        if not self.boundaries or type(self.boundaries[-1]) not in LOOPS or (
                 self.reported and any(id(a) in self.reported for a in ancestors)):
             return  # not in a loop of this function
-        function = _innermost(ancestors, _FUNCTION_DEF)
+        function = next((b for b in reversed(self.boundaries) if type(b) is cst.FunctionDef), None)
         scope = self.loops.scope_of(function) if function is not None else self.context.module_scope
         if not self.loops.builds_ops(node, self.context.scope):
             return
@@ -156,14 +164,6 @@ class GraphGrowsInSessionLoop(Rule):
         sources = [n.value for loop in chain for name, n in bindings_in(statements(loop))
                    if name in {r for r, _ in reads} and isinstance(n, cst.Assign)]
         return not any(indexing and name in varying for value in sources for name, indexing in _reads(value))
-
-
-def _innermost(ancestors, types):
-    """The last of ``ancestors`` whose type is one of ``types`` (concrete classes), or None."""
-    for node in reversed(ancestors):
-        if type(node) in types:
-            return node
-    return None
 
 
 def _varying(chain):
