@@ -140,7 +140,8 @@ class PythonSideEffectInFunction(Rule):
             for element in target.elements:
                 self._assigned(element.value)
         elif kind is cst.Name:
-            kind = self.declared.get(id(self.context.scope), {}).get(target.value)
+            declared = self.declared.get(id(self.context.scope))  # most functions declare nothing
+            kind = declared.get(target.value) if declared else None
             if kind is not None and not self._lazy(target.value):
                 self._report(target, "global", kind=kind, name=target.value)
         elif kind is cst.Subscript and type(target.value) is cst.Name:
