@@ -114,11 +114,10 @@ class GraphGrowsInSessionLoop(Rule):
             if blocks(node, child, self.loops, scope):
                 return []
             if isinstance(node, (cst.For, cst.While)) and child is node.body:
-                if self.loops.resets_graph(node, scope):
-                    return []
                 chain.append(node)
                 if self.loops.loop_runs_session(node, scope):
-                    return chain
+                    # asked last (few loops run a session): a loop that resets the graph builds anew
+                    return [] if any(self.loops.resets_graph(loop, scope) for loop in chain) else chain
         return []
 
     def _builds_per_element(self, loop, scope) -> bool:
