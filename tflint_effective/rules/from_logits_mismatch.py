@@ -102,7 +102,7 @@ class FromLogitsMismatch(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+        if not (type(func) is cst.Attribute and type(func.value) is cst.Name
                 and func.value.value in self.names):
             return
         owner = self.context.owner(func.value.value)
