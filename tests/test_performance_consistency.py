@@ -121,6 +121,41 @@ def test_walk_and_positions_match_libcst_on_the_fixtures(path):
     assert_walk_and_positions_match_libcst(_read(path))
 
 
+class _Where(cst.BatchableCSTVisitor):
+    """Records where the context says the traversal is, at every name and call."""
+
+    def __init__(self, context):
+        super().__init__()
+        self.context, self.seen = context, []
+
+    def _record(self, node):
+        context = self.context
+        assert context.node is node
+        self.seen.append((id(node), [id(a) for a in context.ancestors], id(context.parent), id(context.scope.node)))
+
+    visit_Name = leave_Call = _record
+
+
+def test_a_walk_that_skips_unvisited_leaves_keeps_the_context_of_a_full_walk():
+    """The traversal does not enter a leaf nothing visits (an ``Integer`` here): the ancestors,
+    parent and scope every visitor sees stay those of a walk that enters every node."""
+    module = cst.parse_module(dedent("""\
+        import tensorflow as tf
+        class A(tf.keras.Model):
+            def call(self, x, k=2):
+                return [tf.reduce_sum(x, 1) for _ in range(3)], (lambda y: y + 1.5)(x)[0]
+        f(1, g(2), *h)
+    """))
+    walks = []
+    for extra in ([], [_recorder([])]):
+        context = Context(module, "<test>")
+        where = _Where(context)
+        _Traversal(context, [where, *extra]).walk(module)
+        assert context.parent is None and context.ancestors == []
+        walks.append(where.seen)
+    assert walks[0] == walks[1] and len(walks[0]) > 20
+
+
 @pytest.mark.slow
 def test_walk_and_positions_match_libcst_on_the_corpus(corpus_files):
     for path in corpus_files[1]:

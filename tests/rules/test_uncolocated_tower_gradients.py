@@ -81,6 +81,9 @@ def test_tf2_gradients_rejects_the_keyword_in_every_mode():
     # towers in a loop over device names, inside an outer CPU scope
     'with tf.device("/cpu:0"):\n    for device in devices:\n        with tf.device(device):\n'
     '            a = model(x)\n    step = opt.minimize(a)\n',
+    # every statement of a device block is under it (the devices are remembered per block)
+    'with tf.device("/gpu:0"):\n    a0 = model(x)\n    a = a0 + 1\nwith tf.device("/gpu:1"):\n'
+    '    b0 = model(x)\n    b = b0 + 1\nstep = opt.minimize(a + b)\n',
 ])
 def test_ways_of_building_towers(towers):
     source = V1 + "opt = tf.train.AdamOptimizer(0.1)\n" + towers
@@ -103,6 +106,10 @@ def test_ways_of_building_towers(towers):
     V1 + 'with tf.device("/gpu:0"):\n    a = model(x)\nwith tf.device("/cpu:0"):\n    b = model(x)\n'
     "g = tf.gradients(a + b, xs)\n",
     V1 + 'for i in range(2):\n    with tf.device("/gpu:0"):\n        a = model(x)\ng = tf.gradients(a, xs)\n',
+    # statements after the device blocks, or in a lambda inside one, are under no device
+    V1 + 'opt = tf.train.AdamOptimizer(0.1)\nwith tf.device("/gpu:0"):\n    a = model(x)\n'
+    'with tf.device("/gpu:1"):\n    b = model(x)\n    f = lambda: c.append(model(y))\nc = [model(z)]\n'
+    'd = model(w)\nstep = opt.minimize(tf.add_n(c) + d)\n',
     # gradients before the towers, in another function, or not from a TF1 optimizer
     V1 + "g = tf.gradients(loss, xs)\n" + TOWERS.replace(V1, ""),
     TOWERS + "def step():\n    return tf.gradients(loss, xs)\n",

@@ -21,9 +21,14 @@ __all__ = ["Context", "NUMBER", "SCALAR", "Settings", "TENSOR"]
 
 _FUNCTION_TYPES = frozenset(FUNCTION_LIKE)
 _COMPREHENSION_TYPES = frozenset(COMPREHENSIONS)
-# The only nodes at which a scope may start: a def's or lambda's parameters, a comprehension,
-# a class body.  ``enter`` looks no further at any other node.
-_MAY_OPEN_SCOPE = frozenset({cst.Parameters, *COMPREHENSIONS, cst.IndentedBlock, cst.SimpleStatementSuite})
+# The only nodes at which a scope may start (a def's or lambda's parameters, a comprehension, a
+# class body) or end (a def, lambda, class, comprehension, the module): the traversal calls
+# ``enter_scope`` / ``leave_scope`` at these only.
+SCOPE_NODES = frozenset({cst.Parameters, *COMPREHENSIONS, cst.IndentedBlock, cst.SimpleStatementSuite,
+                         *FUNCTION_LIKE, cst.ClassDef, cst.Module})
+
+
+_UNSEEN = object()  # not yet in a cache whose answers may be None
 
 
 @dataclass(frozen=True)
@@ -44,16 +49,19 @@ class Context:
         self._table = ScopeTable(module, shims(settings.tensorflow_modules))
         self._resolver = Resolver(self._table)
         self.ancestors: List[cst.CSTNode] = []
+        # ``ancestors[-2]`` while a visitor runs (None outside the traversal): a plain attribute the
+        # traversal sets, since most visitors read it
+        self.parent: Optional[cst.CSTNode] = None
         self._scopes: List[Scope] = [self._table.root]
-        # plain attributes, not properties: rules read them at most nodes; ``enter``/``exit`` keep
+        # plain attributes, not properties: rules read them at most nodes; ``enter_scope``/``leave_scope`` keep
         # ``scope`` equal to ``_scopes[-1]``
         self.scope: Scope = self._table.root
         self.module_scope: Scope = self._table.root
         # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
         # and every rule asks about the same calls; the node is kept so its id is not reused.
         self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
-        self._last_call: Optional[cst.Call] = None  # tf_call's last question and answer
-        self._last_call_scope: Optional[Scope] = None
+        self._tf_by_qualname: Dict[Optional[str], Optional[TFName]] = {}
+        self._last_call: Optional[cst.Call] = None  # tf_call's last question and answer, in ``scope``
         self._last_call_name: Optional[TFName] = None
         self.semantics = SemanticModel(self, self._table, settings.function_decorators, settings.python2)
 
@@ -61,10 +69,6 @@ class Context:
     @property
     def node(self) -> cst.CSTNode:
         return self.ancestors[-1]
-
-    @property
-    def parent(self) -> Optional[cst.CSTNode]:
-        return self.ancestors[-2] if len(self.ancestors) > 1 else None
 
     def scope_of(self, node: cst.CSTNode) -> Optional[Scope]:
         """The scope a function or class opens (None for other nodes)."""
@@ -92,18 +96,24 @@ class Context:
         key = (id(node), id(scope))
         known = self._tf_names.get(key)
         if known is None:
-            known = self._tf_names[key] = (node, tf_name(self._resolver.qualname(node, scope)))
+            qualname = self._resolver.qualname(node, scope)
+            # many places of a file name the same API: its TFName is made once
+            name = self._tf_by_qualname.get(qualname, _UNSEEN)
+            if name is _UNSEEN:
+                name = self._tf_by_qualname[qualname] = tf_name(qualname)
+            known = self._tf_names[key] = (node, name)
         return known[1]
 
     def tf_call(self, node: cst.CSTNode) -> Optional[TFName]:
         """The TensorFlow API a call calls, when certain (None for anything but a call)."""
-        # every rule asks this of every call, one after the other: the last answer is kept
-        if node is self._last_call and self.scope is self._last_call_scope:
+        # every rule asks this of every call, one after the other: the last answer is kept (until
+        # the scope changes)
+        if node is self._last_call:
             return self._last_call_name
         if type(node) is not cst.Call:
             return None
         name = self.tf_name(node.func)
-        self._last_call, self._last_call_scope, self._last_call_name = node, self.scope, name
+        self._last_call, self._last_call_name = node, name
         return name
 
     def assigned_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
@@ -163,13 +173,10 @@ class Context:
         settled after the traversal."""
         return self.semantics.tf1_api_thunk()
 
-    # -- called by the traversal around every node ---------------------------------
-    def enter(self, node: cst.CSTNode) -> None:
-        self.ancestors.append(node)
-        if type(node) in _MAY_OPEN_SCOPE:
-            self._enter_scope(node)
-
-    def _enter_scope(self, node: cst.CSTNode) -> None:
+    # -- called by the traversal, which keeps ``ancestors`` itself ---------------------
+    def enter_scope(self, node: cst.CSTNode) -> None:
+        """Before the visitors visit ``node`` (one of ``SCOPE_NODES``, last in ``ancestors``): the
+        scope it opens, if any."""
         parent = self.ancestors[-2] if len(self.ancestors) > 1 else None
         kind = type(node)
         if kind is cst.Parameters and type(parent) in _FUNCTION_TYPES:
@@ -182,10 +189,12 @@ class Context:
             return
         self.scope = self._table.scope_for(opener, self.scope)
         self._scopes.append(self.scope)
+        self._last_call = None
 
-    def exit(self, node: cst.CSTNode) -> None:
-        self.ancestors.pop()
+    def leave_scope(self, node: cst.CSTNode) -> None:
+        """After the visitors leave ``node`` (one of ``SCOPE_NODES``): the scope it closes, if any."""
         if self.scope.node is node:
             self._scopes.pop()
             if self._scopes:  # the module's own scope is left last, at the end of the traversal
                 self.scope = self._scopes[-1]
+            self._last_call = None

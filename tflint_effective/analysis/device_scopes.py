@@ -23,6 +23,7 @@ VARYING = "varying"  # a device that changes with a loop variable, or towers bui
 OTHER = "other"  # a device scope we cannot tell apart from others
 DeviceKey = Union[str, Tuple[str, int]]
 _SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})  # where the search for devices stops
+_BLOCKS = frozenset({cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module})
 
 LITERAL_DEVICE = re.compile(r"(?:^|/)(?:device:)?(?P<type>cpu|gpu|tpu):(?P<index>\d+)$", re.I)
 RUNTIME_BUILDERS = {"tflint_effective.runtime_checks.make_parallel",
@@ -65,6 +66,8 @@ class TowerTracker:
         self.computed_from: Dict[Tuple[int, str], List[cst.CSTNode]] = {}
         self.builders: Set[Tuple[int, str]] = set()  # (id of owner scope, function name)
         self.regions: List[Tuple[Scope, Towers]] = []  # open regions that also collect towers
+        # (id(block), id(scope)) -> (block, the devices around it): see _enclosing_devices
+        self._devices_in: Dict[Tuple[int, int], Tuple[cst.CSTNode, List[DeviceKey]]] = {}
 
     def towers(self) -> Towers:
         """The towers seen so far in the current function (or module)."""
@@ -124,7 +127,7 @@ class TowerTracker:
         for name in names:
             if device is not None:
                 self.devices_of.setdefault((scope, name), set()).add(device)
-            elif isinstance(value, cst.Call) and self.is_builder_call(value):
+            elif type(value) is cst.Call and self.is_builder_call(value):
                 self.devices_of.setdefault((scope, name), set()).add(VARYING)
             else:
                 self.computed_from.setdefault((scope, name), []).append(value)
@@ -147,7 +150,8 @@ class TowerTracker:
 
     def _device_here(self) -> Optional[DeviceKey]:
         """The device of the innermost ``tf.device`` block around the current node (same function)."""
-        return next(self._enclosing_devices(), None)
+        devices = self._enclosing_devices()
+        return devices[0] if devices else None
 
     def see(self, key: DeviceKey) -> None:
         """Towers (or one device scope) in the current function."""
@@ -179,11 +183,28 @@ class TowerTracker:
         """The current node runs under one of ``towers``' device scopes (same function)."""
         return any(towers.is_tower(key) for key in self._enclosing_devices())
 
-    def _enclosing_devices(self) -> Iterator[DeviceKey]:
+    def _enclosing_devices(self) -> List[DeviceKey]:
         """The devices of the ``tf.device`` blocks around the current node, innermost first,
-        up to the enclosing function."""
+        up to the enclosing function; the same for every node of a block (up to a nested
+        function or lambda): memoized per block and scope."""
         ancestors = self.context.ancestors
         for depth in range(len(ancestors) - 2, -1, -1):
+            kind = type(ancestors[depth])
+            if kind in _SCOPES:
+                return []
+            if kind in _BLOCKS:
+                break
+        else:
+            return []
+        block = ancestors[depth]
+        key = (id(block), id(self.context.scope))
+        known = self._devices_in.get(key)
+        if known is None:  # the node is kept so that its id is not reused
+            known = self._devices_in[key] = (block, list(self._devices_above(ancestors, depth)))
+        return known[1]
+
+    def _devices_above(self, ancestors, depth: int) -> Iterator[DeviceKey]:
+        for depth in range(depth, -1, -1):
             node = ancestors[depth]
             kind = type(node)
             if kind in _SCOPES:

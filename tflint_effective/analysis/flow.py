@@ -135,7 +135,7 @@ class Flow:
 
     def _enter_block(self, node: cst.BaseSuite) -> None:
         parent = self.context.parent
-        if isinstance(parent, cst.If) and parent.body is node and self._tests_eager(parent.test):
+        if type(parent) is cst.If and parent.body is node and self._tests_eager(parent.test):
             self.function_mode[node] = "E"  # a graph or tf.function never runs it
             self.mode_stack.append(node)
 
@@ -149,12 +149,13 @@ class Flow:
         if self.mode_stack and self.mode_stack[-1] is node:
             self.mode_stack.pop()
         parent = self.context.parent
-        if isinstance(parent, cst.If) and parent.body is node:
+        kind = type(parent)  # exact types: isinstance of a libcst class goes through ABCMeta
+        if kind is cst.If and parent.body is node:
             branch = self.branches[-1]
             if not ends_with_jump(node):
                 branch.outs.append(self.env)
             self._set_env(dict(branch.saved))
-        elif isinstance(parent, (cst.Try, cst.TryStar)) and parent.body is node:
+        elif (kind is cst.Try or kind is cst.TryStar) and parent.body is node:
             self.branches[-1].after_body = self.env
 
     def visit_Try(self, node: cst.Try) -> None:

@@ -30,7 +30,12 @@ PASS_THROUGH = {"layers.Dropout", "layers.Flatten", "layers.Reshape", "layers.Ga
                 "layers.ActivityRegularization"}
 Output = Tuple[Optional[str], Optional[str]]  # (the layer's ``name=``, its last activation)
 UNKNOWN: Output = (None, None)
+# Compound statements and lambdas (concrete classes, for ``type(node) in``): a block ends there.
+_BLOCK_ENDS = frozenset({*(c for c in vars(cst).values() if isinstance(c, type) and issubclass(
+    c, cst.BaseCompoundStatement)), cst.Lambda})
+_UNSET = object()
 MODELS = ("Sequential", "models.Sequential", "Model", "models.Model")
+_MODEL_LEAVES = {path.rpartition(".")[2] for path in MODELS}
 LOSSES = ("categorical_crossentropy", "sparse_categorical_crossentropy", "binary_crossentropy")
 LOSS_CLASSES = ("CategoricalCrossentropy", "SparseCategoricalCrossentropy", "BinaryCrossentropy")
 # Methods and attributes of a model that leave its layers as they are.
@@ -51,7 +56,7 @@ def keras_path(context: "Context", expr: cst.BaseExpression, scope=None) -> Opti
 
 def follow(context: "Context", expr: Optional[cst.BaseExpression], depth: int = 1):
     """``expr``, or the value of the name it is, through names bound once by an assignment."""
-    while isinstance(expr, cst.Name) and depth:
+    while type(expr) is cst.Name and depth:
         expr, depth = context.assigned_value(expr), depth - 1
     return expr
 
@@ -168,21 +173,28 @@ class Outputs:
                 return ancestors[index - 1]
             if kind is cst.SimpleStatementSuite:
                 return ancestors[index]
-            if isinstance(ancestors[index], (cst.BaseCompoundStatement, cst.Lambda)):
+            if kind in _BLOCK_ENDS:
                 return None
         return None
 
     def assigned(self, node) -> None:
-        targets = [node.target] if isinstance(node, cst.AnnAssign) else [t.target for t in node.targets]
+        if node.value is None:
+            return
+        targets = [node.target] if type(node) is cst.AnnAssign else [t.target for t in node.targets]
+        block = _UNSET  # the same for every target: asked once, when one is a name
         for target in targets:
-            if isinstance(target, cst.Name) and node.value is not None:
+            if type(target) is cst.Name:
+                block = self.block() if block is _UNSET else block
                 key = (id(self.context.owner(target.value)), target.value)
-                self.last[key] = (self.block(), self.output(node.value))
+                self.last[key] = (block, self.output(node.value))
 
     def of_model(self, call: cst.Call) -> Tuple[Optional[List[Output]], bool]:
         """The outputs of a ``Sequential([...])`` or functional ``Model(inputs, outputs)`` call
         (None: not one, or its outputs are not a known list), and whether it is a Sequential."""
-        path = keras_path(self.context, call.func)
+        func = call.func
+        if type(func) is cst.Attribute and func.attr.value not in _MODEL_LEAVES:
+            return None, False  # the path ends with the attribute: not a model (most calls)
+        path = keras_path(self.context, func)
         if path not in MODELS or has_star_args(call):
             return None, False
         if path.endswith("Sequential"):
@@ -207,7 +219,7 @@ class Outputs:
         """(``name=``, activation) of the layer that decides what ``expr`` holds: a layer call
         ``Dense(n)(x)``, through names and pass-through layers (``Dropout(r)(x)``).  ``here``:
         ``expr`` is evaluated at the statement being visited (else names bound once only)."""
-        if isinstance(expr, cst.Name):
+        if type(expr) is cst.Name:
             return self._name(expr, depth, here)
         layer = follow(self.context, expr.func) if type(expr) is cst.Call else None
         if type(layer) is not cst.Call:

@@ -7,7 +7,7 @@ interpreter runs (TFE201), about a Python number that changes per step of a loop
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List, Optional, Sequence, Set, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Union
 
 import libcst as cst
 
@@ -71,11 +71,12 @@ def _in_first_iterable(comprehension, ancestors, depth) -> bool:
 
 
 def bound_names(target: cst.BaseExpression) -> Set[str]:
-    if isinstance(target, cst.Name):
+    kind = type(target)  # concrete classes
+    if kind is cst.Name:
         return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if kind is cst.Tuple or kind is cst.List:
         return set().union(*(bound_names(e.value) for e in target.elements))
-    if isinstance(target, cst.StarredElement):
+    if kind is cst.StarredElement:
         return bound_names(target.value)
     return set()
 
@@ -98,7 +99,7 @@ def names_in(nodes: Iterable[cst.CSTNode]) -> Set[str]:
 
 def is_builtin(context, func: cst.BaseExpression, name: str) -> bool:
     """``func`` is the builtin ``name``: nothing in scope rebinds it, no star import."""
-    if not (isinstance(func, cst.Name) and func.value == name):
+    if not (type(func) is cst.Name and func.value == name):
         return False
     scope = context.scope
     return context.owner(name, scope) is None and not context.module_scope.star_import
@@ -189,27 +190,47 @@ def number_per_iteration(context, expr: cst.BaseExpression, counters: Set[str], 
     """A Python number made from ``loop``'s counters with arithmetic (``i``, ``0.9 ** i``,
     ``float(i) / 2``, or a name the loop binds only to such values); ``%`` is left out: it
     gives few values."""
+    return _per_iteration(context, expr, counters, _LoopBindings(loop), depth)
+
+
+class _LoopBindings:
+    """The bindings of a loop's body by name, collected on the first question (once, not once
+    per name the recursion meets)."""
+
+    def __init__(self, loop):
+        self.loop = loop
+        self.by_name: Optional[Dict[str, List[cst.CSTNode]]] = None
+
+    def of(self, name: str) -> List[cst.CSTNode]:
+        if self.by_name is None:
+            self.by_name = {}
+            for bound, node in bindings_in(body_statements(self.loop)):
+                self.by_name.setdefault(bound, []).append(node)
+        return self.by_name.get(name, [])
+
+
+def _per_iteration(context, expr, counters, bindings: _LoopBindings, depth) -> bool:
     if isinstance(expr, cst.Name):
         if expr.value in counters:
             return not context.is_tensor(expr)
-        values = [node for n, node in bindings_in(body_statements(loop)) if n == expr.value]
+        values = bindings.of(expr.value)
         return depth > 0 and bool(values) and all(
-            isinstance(v, cst.Assign) and number_per_iteration(context, v.value, counters, loop, depth - 1)
+            isinstance(v, cst.Assign) and _per_iteration(context, v.value, counters, bindings, depth - 1)
             for v in values)
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, ARITHMETIC):
         sides = (expr.left, expr.right)
-        return all(_number(context, s, counters, loop, depth) for s in sides) and any(
-            number_per_iteration(context, s, counters, loop, depth) for s in sides)
+        return all(_number(context, s, counters, bindings, depth) for s in sides) and any(
+            _per_iteration(context, s, counters, bindings, depth) for s in sides)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        return number_per_iteration(context, expr.expression, counters, loop, depth)
+        return _per_iteration(context, expr.expression, counters, bindings, depth)
     if isinstance(expr, cst.Call) and len(expr.args) == 1 and any(
             is_builtin(context, expr.func, cast) for cast in ("int", "float")):
-        return number_per_iteration(context, expr.args[0].value, counters, loop, depth)
+        return _per_iteration(context, expr.args[0].value, counters, bindings, depth)
     return False
 
 
-def _number(context, expr, counters, loop, depth) -> bool:
-    if isinstance(expr, (cst.Integer, cst.Float)) or number_per_iteration(context, expr, counters, loop, depth):
+def _number(context, expr, counters, bindings, depth) -> bool:
+    if isinstance(expr, (cst.Integer, cst.Float)) or _per_iteration(context, expr, counters, bindings, depth):
         return True
     return isinstance(expr, cst.Name) and isinstance(context.assigned_value(expr), (cst.Integer, cst.Float))
 
@@ -256,7 +277,11 @@ def number_use(context, name: cst.Name) -> Union[None, str, cst.Name]:
 def is_read(parent: cst.CSTNode, name: cst.Name) -> bool:
     """``name`` (a child of ``parent``) is read as a variable: not an attribute, keyword or
     parameter name, nor an assignment target."""
-    return not (type(parent) is cst.AssignTarget or getattr(parent, _NOT_READ.get(type(parent), ""), None) is name)
+    kind = type(parent)
+    if kind is cst.AssignTarget:
+        return False
+    field = _NOT_READ.get(kind)
+    return field is None or getattr(parent, field) is not name
 
 
 def _sequence(context, expr) -> bool:

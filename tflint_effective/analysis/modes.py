@@ -362,12 +362,12 @@ class Modes:
     def _guards_eager(self, statements) -> bool:
         """``if not tf.executing_eagerly(): raise ...`` (or return) among ``statements``: the
         code after it runs eagerly only."""
-        for statement in statements:
-            if (isinstance(statement, cst.If) and isinstance(statement.test, cst.UnaryOperation)
-                    and isinstance(statement.test.operator, cst.Not)
+        for statement in statements:  # exact types: isinstance of a libcst class goes through ABCMeta
+            if (type(statement) is cst.If and type(statement.test) is cst.UnaryOperation
+                    and type(statement.test.operator) is cst.Not
                     and self._tests_eager(statement.test.expression)
-                    and isinstance(statement.body, cst.IndentedBlock)):
+                    and type(statement.body) is cst.IndentedBlock):
                 last = statement.body.body[-1]
-                if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], JUMPS):
+                if type(last) is cst.SimpleStatementLine and isinstance(last.body[-1], JUMPS):
                     return True
         return False

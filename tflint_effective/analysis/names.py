@@ -275,11 +275,13 @@ class Resolver:
         # (``x = x.y`` many times over) cost one pass, not one per path through them
         self._aliases: Dict[int, Optional[str]] = {}
         # The pre-pass has bound every name before any question, so answers never change:
-        # (name, scope) -> owner, and (id(node), id(scope)) -> (node, qualname), the node kept
-        # so that its id is not reused.  (A binding resolved while it is being resolved gives
-        # None, and so does every name it reaches, then and later: caching them is safe too.)
+        # (name, scope) -> owner, (name, scope) -> qualname, and (id(node), id(scope)) -> (node,
+        # qualname) for attribute chains, the node kept so that its id is not reused.  (A binding
+        # resolved while it is being resolved gives None, and so does every name it reaches, then
+        # and later: caching them is safe too.)
         self._owners: Dict[Tuple[str, Scope], Optional[Scope]] = {}
         self._qualnames: Dict[Tuple[int, int], Tuple[cst.BaseExpression, Optional[str]]] = {}
+        self._names: Dict[Tuple[str, Scope], Optional[str]] = {}  # (name, scope) -> qualname
 
     def owner(self, name: str, scope: Scope) -> Optional[Scope]:
         """The scope whose binding of ``name`` is seen from ``scope``."""
@@ -306,6 +308,8 @@ class Resolver:
 
     def qualname(self, node: cst.BaseExpression, scope: Scope) -> Optional[str]:
         """The qualified name of a name or attribute chain, if certain."""
+        if type(node) is cst.Name:
+            return self._name_qualname(node.value, scope)
         key = (id(node), id(scope))
         known = self._qualnames.get(key)
         if known is None:
@@ -319,7 +323,19 @@ class Resolver:
             return None if base is None else f"{base}.{node.attr.value}"
         if kind is not cst.Name:
             return None
-        bindings = self.bindings(node.value, scope)
+        return self._name_qualname(node.value, scope)
+
+    def _name_qualname(self, name: str, scope: Scope) -> Optional[str]:
+        # a name's answer depends on its spelling and scope only: one resolution per name and
+        # scope, not per occurrence
+        key = (name, scope)
+        found = self._names.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._names[key] = self._resolve_name(name, scope)
+        return found
+
+    def _resolve_name(self, name: str, scope: Scope) -> Optional[str]:
+        bindings = self.bindings(name, scope)
         if bindings is None:
             return None
         found = set()

@@ -59,7 +59,7 @@ class SessionLoops:
 
     # -- names ----------------------------------------------------------------------
     def api(self, func: cst.BaseExpression, scope: Scope) -> Optional[TFName]:
-        return tf_name(self.context.qualname(func, scope))
+        return self.context.tf_name(func, scope)  # cached per node and scope
 
     def value(self, expr: cst.BaseExpression, scope: Scope) -> Tuple[Optional[cst.BaseExpression], Scope]:
         """``expr`` itself, or the value of a name bound exactly once by an assignment."""
@@ -166,8 +166,8 @@ class SessionLoops:
             self._runs[key] = False  # recursion
             body = loop.body
             self._runs[key] = any(
-                isinstance(node, cst.Call) and (self.runs_session(node, scope) or (
-                    isinstance(node.func, cst.Name) and depth < 3
+                type(node) is cst.Call and (self.runs_session(node, scope) or (
+                    type(node.func) is cst.Name and depth < 3
                     and self._calls_running(node.func.value, scope, depth)))
                 for node in walk(body))
         return self._runs[key]
@@ -287,15 +287,16 @@ def unconditional(body: cst.CSTNode, loops: SessionLoops, scope: Scope) -> Itera
 
 def blocks(node: cst.CSTNode, child: cst.CSTNode, loops: SessionLoops, scope: Scope) -> bool:
     """``child`` of ``node`` runs only sometimes, or in a fresh graph."""
-    if isinstance(node, cst.If):
+    kind = type(node)  # concrete classes
+    if kind is cst.If:
         return child is not node.test and not periodic(node.test)
-    if isinstance(node, cst.IfExp):
+    if kind is cst.IfExp:
         return child is not node.test
-    if isinstance(node, cst.BooleanOperation):
+    if kind is cst.BooleanOperation:
         return child is node.right
-    if isinstance(node, cst.With):
+    if kind is cst.With:
         return child is node.body and loops.fresh_graph(node, scope)
-    return isinstance(node, cst.ExceptHandler) or isinstance(node, cst.Try) and any(
+    return kind is cst.ExceptHandler or kind is cst.Try and any(
         child is handler for handler in node.handlers)
 
 

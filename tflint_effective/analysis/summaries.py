@@ -223,25 +223,27 @@ class Summaries:
 
     def _call_sites(self, function: cst.FunctionDef) -> Optional[List[Tuple[cst.Call, Scope]]]:
         if self._calls is None:
-            self._collect()
+            self._calls = {}
+            self._collect(self.module, self.table.root)
         name = function.name.value
         if name in self._escaped:
             return None
         return [(call, scope) for call, scope in self._calls.get(name, ())
                 if self.function_called(call.func, scope) is function]
 
-    def _collect(self) -> None:
-        """Every call whose function is a plain name or ``<name>.<attr>``, with its scope, and
-        the names used in any other way."""
-        calls: Dict[str, List[Tuple[cst.Call, Scope]]] = {}
-        escaped = self._escaped
-        scopes = self.table.scopes
-        stack: List[Tuple[cst.CSTNode, Scope]] = [(self.module, self.table.root)]
+    def _collect(self, root: cst.CSTNode, scope: Scope) -> None:
+        """Every call in ``root`` (read in ``scope``) whose function is a plain name or
+        ``<name>.<attr>``, with its scope, and the names used in any other way.  A nested scope is
+        collected by a call of its own, at once: the order is that of one depth-first walk."""
+        calls, escaped, scopes = self._calls, self._escaped, self.table.scopes
+        stack: List[cst.CSTNode] = [root]
         while stack:
-            node, scope = stack.pop()
+            node = stack.pop()
             kind = type(node)  # concrete node classes: ``is`` is exact, isinstance is slow on ABCs
-            if kind in _SCOPE_TYPES:  # only these open scopes (a node's hash is a Python call)
-                scope = scopes.get(node, scope)
+            # only these open scopes (hashing a node is a Python call)
+            if kind in _SCOPE_TYPES and node is not root and scopes.get(node, scope) is not scope:
+                self._collect(node, scopes[node])
+                continue
             if kind is cst.Call:
                 func = node.func
                 func_kind = type(func)
@@ -249,29 +251,26 @@ class Summaries:
                     func.attr.value if func_kind is cst.Attribute and type(func.value) is cst.Name else None)
                 if called is not None:
                     calls.setdefault(called, []).append((node, scope))
-                    stack.extend([(arg, scope) for arg in node.args])
+                    stack.extend(node.args)
                     if func_kind is cst.Attribute:
-                        stack.append((func.value, scope))
+                        stack.append(func.value)
                     continue
             elif kind is cst.Name:
                 escaped.add(node.value)
                 continue
             elif kind is cst.Attribute:  # its name is used; the rest is punctuation
                 escaped.add(node.attr.value)
-                stack.append((node.value, scope))
+                stack.append(node.value)
                 continue
             elif kind is cst.Arg or kind is cst.Element:  # the commonest containers, read directly
                 if kind is cst.Arg and node.keyword is not None:
                     escaped.add(node.keyword.value)
-                stack.append((node.value, scope))
+                stack.append(node.value)
                 continue
             elif kind is cst.FunctionDef:
-                stack.extend([(d, scope) for d in node.decorators])
-                stack.append((node.params, scope))
-                stack.append((node.body, scope))
+                stack.extend([*node.decorators, node.params, node.body])
                 continue
-            stack.extend([(child, scope) for child in code_children(node)])
-        self._calls = calls
+            stack.extend(code_children(node))
 
 
 def _argument(call: cst.Call, position: int, name: str) -> Optional[cst.BaseExpression]:

@@ -4,8 +4,10 @@ Nothing here resolves a name or knows TensorFlow; ``names`` and ``semantics`` bu
 """
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
-from typing import Dict, Iterable, Iterator, Optional, Tuple
+import typing
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 import libcst as cst
 
@@ -16,24 +18,59 @@ _TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyL
            cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
            cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseUnaryOp, cst.BaseAugOp,
            cst.SimpleString, cst.Integer, cst.Float)
+_NEVER_CODE = (str, int, float, bool, type(None), cst.MaybeSentinel)
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 _HOLDS_CODE: Dict[type, bool] = {}
 
 
-def code_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def code_children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """The child nodes that hold code (not whitespace, punctuation or literals), cheaply:
     libcst's ``children`` runs a visitor per node, several times slower."""
-    names = _FIELDS.get(type(node))
+    kind = type(node)
+    names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(type(node)))
+        names = _FIELDS[kind] = fields_for_code(kind, [f.name for f in dataclasses.fields(kind)], _TRIVIA)
+    children = []
+    holds_code = _HOLDS_CODE
     for name in names:
         value = getattr(node, name)
-        for item in value if type(value) in (tuple, list) else (value,):
-            code = _HOLDS_CODE.get(type(item))
-            if code is None:
-                code = _HOLDS_CODE[type(item)] = isinstance(item, cst.CSTNode) and not isinstance(item, _TRIVIA)
-            if code:
-                yield item
+        kind = type(value)
+        if kind is tuple or kind is list:
+            for item in value:
+                code = holds_code.get(type(item))
+                if code or (code is None and _holds_code(item)):
+                    children.append(item)
+        else:
+            code = holds_code.get(kind)
+            if code or (code is None and _holds_code(value)):
+                children.append(value)
+    return children
+
+
+def _holds_code(value) -> bool:
+    code = _HOLDS_CODE[type(value)] = isinstance(value, cst.CSTNode) and not isinstance(value, _TRIVIA)
+    return code
+
+
+def fields_for_code(kind: type, names: Iterable[str], trivia: tuple) -> Tuple[str, ...]:
+    """``names`` (fields of the node class ``kind``) without those whose annotation admits only
+    ``trivia``, strings or sentinels (``lpar``, ``whitespace_*``, a ``Name``'s ``value``)."""
+    try:
+        hints = typing.get_type_hints(kind)
+    except Exception:  # an annotation that does not resolve: read every field
+        hints = {}
+    return tuple(name for name in names if name not in hints or not _admits_only(hints[name], trivia))
+
+
+def _admits_only(annotation, trivia: tuple) -> bool:
+    """Every value ``annotation`` admits is ``trivia`` or no node at all (unsure: False)."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return True
+    arguments = typing.get_args(annotation)
+    if arguments:  # Union, Optional, Sequence
+        return typing.get_origin(annotation) in (typing.Union, collections.abc.Sequence) and all(
+            _admits_only(a, trivia) for a in arguments)
+    return isinstance(annotation, type) and (issubclass(annotation, trivia) or annotation in _NEVER_CODE)
 
 
 def call_arg(call: cst.Call, position: Optional[int], keyword: str) -> Optional[cst.Arg]:
@@ -69,49 +106,57 @@ def has_star_args(call: cst.Call) -> bool:
     return any(arg.star for arg in call.args)
 
 
+# The helpers below compare exact types (``type(x) is``): these node classes are concrete, and an
+# ``isinstance`` of a libcst class goes through ``ABCMeta``.
+_JUMP_TYPES = frozenset(JUMPS)
+_SEQUENCES = frozenset({cst.Tuple, cst.List})
+
+
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a chain of names and attributes, else None."""
-    if isinstance(node, cst.Name):
+    kind = type(node)
+    if kind is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if kind is cst.Attribute:
         base = dotted(node.value)
         return None if base is None else f"{base}.{node.attr.value}"
     return None
 
 
 def is_none(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "None"
+    return type(expr) is cst.Name and expr.value == "None"
 
 
 def is_false(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "False"
+    return type(expr) is cst.Name and expr.value == "False"
 
 
 def ends_with_jump(block: cst.BaseSuite) -> bool:
     body = block.body
     last = body[-1] if body else None
-    if isinstance(last, cst.SimpleStatementLine):
+    if type(last) is cst.SimpleStatementLine:
         last = last.body[-1] if last.body else None
-    return isinstance(last, JUMPS)
+    return type(last) in _JUMP_TYPES
 
 
 def target_names(target: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(target, cst.Name):
+    kind = type(target)
+    if kind is cst.Name:
         yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
+    elif kind in _SEQUENCES:
         for element in target.elements:
             yield from target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
+    elif kind is cst.StarredElement:
         yield from target_names(target.value)
 
 
 def assigned_pairs(target, value) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
     """(name, value bound to it) for an assignment target; None when unknown."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         yield target.value, value
-    elif (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+    elif (type(target) in _SEQUENCES and type(value) in _SEQUENCES
           and len(target.elements) == len(value.elements)
-          and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))):
+          and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements))):
         for t, v in zip(target.elements, value.elements):
             yield from assigned_pairs(t.value, v.value)
     else:
@@ -126,15 +171,16 @@ def bindings_in(statements: Iterable[cst.CSTNode]) -> Iterator[Tuple[str, cst.CS
     or anything else (a loop target, an import, ``del``...: unknown value).
     """
     for stmt in statements:
-        if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+        kind = type(stmt)
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
             for small in stmt.body:
                 yield from _small_bindings(small)
-        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        elif kind is cst.FunctionDef or kind is cst.ClassDef:
             yield stmt.name.value, stmt
             continue
-        if isinstance(stmt, cst.For):
+        if kind is cst.For:
             yield from ((name, stmt) for name in target_names(stmt.target))
-        elif isinstance(stmt, cst.With):
+        elif kind is cst.With:
             yield from ((name, stmt) for item in stmt.items if item.asname
                         for name in target_names(item.asname.name))
         for handler in getattr(stmt, "handlers", ()):
@@ -144,25 +190,28 @@ def bindings_in(statements: Iterable[cst.CSTNode]) -> Iterator[Tuple[str, cst.CS
         for case in getattr(stmt, "cases", ()):
             yield from bindings_in(case.body.body)
         body = getattr(stmt, "body", None)
-        if isinstance(body, cst.BaseSuite):
-            yield from bindings_in(body.body if isinstance(body, cst.IndentedBlock) else [body])
+        if type(body) is cst.IndentedBlock:
+            yield from bindings_in(body.body)
+        elif type(body) is cst.SimpleStatementSuite:
+            yield from bindings_in([body])
         orelse = getattr(stmt, "orelse", None)
         if orelse is not None:
-            yield from bindings_in([orelse] if isinstance(orelse, cst.If) else orelse.body.body)
+            yield from bindings_in([orelse] if type(orelse) is cst.If else orelse.body.body)
         final = getattr(stmt, "finalbody", None)
         if final is not None:
             yield from bindings_in(final.body.body)
 
 
 def _small_bindings(small: cst.BaseSmallStatement) -> Iterator[Tuple[str, cst.CSTNode]]:
-    if isinstance(small, cst.Assign):
+    kind = type(small)
+    if kind is cst.Assign:
         for target in small.targets:
             yield from ((name, small) for name in target_names(target.target))
-    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+    elif kind is cst.AnnAssign or kind is cst.AugAssign:
         yield from ((name, small) for name in target_names(small.target))
-    elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+    elif (kind is cst.Import or kind is cst.ImportFrom) and type(small.names) is not cst.ImportStar:
         for alias in small.names:
             name = alias.asname.name if alias.asname else alias.name
             yield (dotted(name) or "").split(".")[0], small
-    elif isinstance(small, cst.Del):
+    elif kind is cst.Del:
         yield from ((name, small) for name in target_names(small.target))

@@ -8,6 +8,7 @@ A name is a ``TFName``: the path below ``tensorflow`` with any ``compat.v1`` /
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Optional, Sequence
 
@@ -52,7 +53,7 @@ class TFName:
     path: str  # e.g. "math.reduce_sum", "nn.softmax", "Print"
     compat: Optional[str]  # "v1", "v2" or None
 
-    @property
+    @functools.cached_property  # asked of most calls by several rules
     def leaf(self) -> str:
         return self.path.rsplit(".", 1)[-1]
 
@@ -69,6 +70,7 @@ class TFName:
         return self.compat == "v1"
 
 
+@functools.lru_cache(maxsize=4096)  # a few hundred qualified names per file, asked again and again
 def tf_name(qualname: Optional[str]) -> Optional[TFName]:
     if qualname is None or not (qualname == TENSORFLOW or qualname.startswith("tensorflow.")):
         return None

@@ -6,15 +6,14 @@ a visitor asks for one of those types.
 """
 from __future__ import annotations
 
-import collections.abc
 import dataclasses
 import functools
-import typing
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from ..analysis.context import Context
+from ..analysis.context import SCOPE_NODES, Context
+from ..analysis.syntax import fields_for_code
 
 # Whitespace, comments and punctuation: they hold nothing but more of the same.
 TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline,
@@ -56,7 +55,6 @@ def child_fields(node: cst.CSTNode) -> Tuple[str, ...]:
 
 
 _CODE_FIELDS: Dict[type, Tuple[str, ...]] = {}
-_NEVER_CODE = (str, int, float, bool, type(None), cst.MaybeSentinel)
 
 
 def code_fields(node: cst.CSTNode) -> Tuple[str, ...]:
@@ -65,24 +63,8 @@ def code_fields(node: cst.CSTNode) -> Tuple[str, ...]:
     kind = type(node)
     fields = _CODE_FIELDS.get(kind)
     if fields is None:
-        try:
-            hints = typing.get_type_hints(kind)
-        except Exception:  # an annotation that does not resolve: read every field
-            hints = {}
-        fields = tuple(name for name in child_fields(node) if name not in hints or not _only_trivia(hints[name]))
-        _CODE_FIELDS[kind] = fields
+        fields = _CODE_FIELDS[kind] = fields_for_code(kind, child_fields(node), TRIVIA)
     return fields
-
-
-def _only_trivia(annotation) -> bool:
-    """Every value ``annotation`` admits is trivia or no node at all (unsure: False)."""
-    if typing.get_origin(annotation) is typing.Literal:
-        return True
-    arguments = typing.get_args(annotation)
-    if arguments:  # Union, Optional, Sequence
-        return typing.get_origin(annotation) in (typing.Union, collections.abc.Sequence) and all(
-            _only_trivia(a) for a in arguments)
-    return isinstance(annotation, type) and (issubclass(annotation, TRIVIA) or annotation in _NEVER_CODE)
 
 
 _VISITOR_NAMES: Dict[type, Tuple[str, ...]] = {}
@@ -115,6 +97,18 @@ def _visitor_methods(visitor: cst.BatchableCSTVisitor) -> Dict[str, object]:
     return {name: getattr(visitor, name) for name in names}
 
 
+_IS_TRIVIA: Dict[type, bool] = {}
+
+
+def _is_trivia(kind: type) -> bool:
+    """``issubclass(kind, TRIVIA)``, memoized per type: on libcst's ABCs it is a Python-level check
+    per class of the tuple."""
+    trivia = _IS_TRIVIA.get(kind)
+    if trivia is None:
+        trivia = _IS_TRIVIA[kind] = isinstance(kind, type) and issubclass(kind, TRIVIA)
+    return trivia
+
+
 class Traversal(cst.CSTVisitor):
     """One depth-first walk calling every visitor, in libcst's order, with the context
     kept up to date around each node.
@@ -134,46 +128,65 @@ class Traversal(cst.CSTVisitor):
                 kind, _, node_type = name.partition("_")  # visit_Call_func would never match
                 table = self.visits if kind == "visit" else self.leaves
                 table.setdefault(node_type, []).append(method)
-        visited = {getattr(cst, name, None) for name in (*self.visits, *self.leaves)}
-        self.skip_trivia = not any(isinstance(t, type) and issubclass(t, TRIVIA) for t in visited)
-        self.plans: Dict[type, tuple] = {}  # node type -> (fields, visit methods, leave methods)
-        self._enter, self._exit = context.enter, context.exit  # looked up once, called around every node
-        self.walked: Dict[type, bool] = {}  # any value's type -> whether to walk it
+        self.skip_trivia = not any(_is_trivia(getattr(cst, name, None)) for name in (*self.visits, *self.leaves))
+        # the type of any value met in a field -> () when it is not walked, else its node type's plan:
+        # (fields, visit methods, leave methods); around a node that may open or close a scope, the
+        # context's own ``enter_scope`` runs first and its ``leave_scope`` last
+        self.plans: Dict[type, tuple] = {}
+        self.ancestors = context.ancestors  # the context's own list, kept here around every node
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.walk(node)
         return False
 
-    def _plan(self, node: cst.CSTNode) -> tuple:
-        name = type(node).__name__
-        fields = code_fields(node) if self.skip_trivia else child_fields(node)
-        plan = (fields, tuple(self.visits.get(name, ())), tuple(self.leaves.get(name, ())))
-        self.plans[type(node)] = plan
+    def _plan(self, value) -> tuple:
+        """The plan for a value's type: () for no node, skipped trivia, or a leaf that nothing
+        visits (entering it and leaving it again would change nothing anyone sees)."""
+        kind = type(value)
+        plan = ()
+        if isinstance(value, cst.CSTNode) and not (self.skip_trivia and _is_trivia(kind)):
+            fields = code_fields(value) if self.skip_trivia else child_fields(value)
+            visits, leaves = tuple(self.visits.get(kind.__name__, ())), tuple(self.leaves.get(kind.__name__, ()))
+            if kind in SCOPE_NODES:
+                visits, leaves = (self.context.enter_scope, *visits), (*leaves, self.context.leave_scope)
+            if fields or visits or leaves:
+                plan = (fields, visits, leaves)
+        self.plans[kind] = plan
         return plan
 
-    def _walks(self, kind: type) -> bool:
-        walks = issubclass(kind, cst.CSTNode) and not (self.skip_trivia and issubclass(kind, TRIVIA))
-        self.walked[kind] = walks
-        return walks
-
     def walk(self, node: cst.CSTNode) -> None:
-        fields, visits, leaves = self.plans.get(type(node)) or self._plan(node)
-        walked = self.walked
-        self._enter(node)
-        for method in visits:
-            method(node)
+        plan = self.plans.get(type(node))
+        plan = self._plan(node) if plan is None else plan
+        if plan:
+            self._walk(node, plan, self.ancestors[-1] if self.ancestors else None)
+        self.context.parent = None  # outside the traversal
+
+    def _walk(self, node: cst.CSTNode, plan: tuple, parent: Optional[cst.CSTNode]) -> None:
+        fields, visits, leaves = plan
+        plans, context = self.plans, self.context
+        self.ancestors.append(node)
+        if visits:
+            context.parent = parent  # a plain attribute, read by most visitors: set for them
+            for method in visits:
+                method(node)
         for name in fields:
             value = getattr(node, name)
             kind = type(value)
             if kind is tuple or kind is list:
                 for item in value:
-                    walks = walked.get(type(item))
-                    if walks or (walks is None and self._walks(type(item))):
-                        self.walk(item)
+                    plan = plans.get(type(item))
+                    if plan is None:
+                        plan = self._plan(item)
+                    if plan:
+                        self._walk(item, plan, node)
             else:
-                walks = walked.get(kind)
-                if walks or (walks is None and self._walks(kind)):
-                    self.walk(value)
-        for method in leaves:
-            method(node)
-        self._exit(node)
+                plan = plans.get(kind)
+                if plan is None:
+                    plan = self._plan(value)
+                if plan:
+                    self._walk(value, plan, node)
+        if leaves:
+            context.parent = parent
+            for method in leaves:
+                method(node)
+        self.ancestors.pop()

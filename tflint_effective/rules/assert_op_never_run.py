@@ -99,7 +99,7 @@ class AssertOpNeverRun(Rule):
 
     def leave_Assign(self, node: cst.Assign) -> None:
         target = node.targets[0].target if len(node.targets) == 1 else None
-        if isinstance(target, cst.Name) and self._check_op(node.value):
+        if type(target) is cst.Name and self._check_op(node.value):
             self.context.mode_thunk(node.value)  # remember the mode here; reported at the end
             owner = self.context.owner(target.value)
             self.pending_names.add(target.value)

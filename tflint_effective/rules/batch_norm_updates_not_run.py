@@ -74,10 +74,12 @@ class BatchNormUpdatesNotRun(Rule):
     def setup(self) -> None:
         self.norms = []  # [(node, is contrib/slim)]: batch norms that train
         self.trains = self.handled = self.arg_scope = False
+        self.silent_names = set()  # names that mention no update ops
 
     def visit_Call(self, node: cst.Call) -> None:
         func, context = node.func, self.context
-        known = self._batch_norm(func)
+        name = context.tf_call(node)  # kept from the rule before: every rule asks it of every call
+        known = self._batch_norm(func, name)
         if known is not None and not has_star_args(node):
             position, keyword, default = known
             contrib = keyword == "is_training"  # contrib/slim: updates_collections=None updates in place
@@ -86,19 +88,19 @@ class BatchNormUpdatesNotRun(Rule):
                     contrib and call_arg(node, 8, "updates_collections")):
                 self._add(node, contrib)
         normalizer = call_arg(node, None, "normalizer_fn")
-        if normalizer is not None and self._batch_norm(normalizer.value) is not None:
+        if normalizer is not None and self._batch_norm(normalizer.value, context.tf_name(normalizer.value)) is not None:
             params = call_arg(node, None, "normalizer_params")
             if params is None:
                 self._add(normalizer.value, True)
             elif isinstance(params.value, (cst.Dict, cst.Name)):
                 self._normalizer_params(normalizer.value, params.value)
-        if isinstance(func, cst.Attribute) and func.attr.value in TRAIN_METHODS and node.args:
+        kind = type(func)
+        if kind is cst.Attribute and func.attr.value in TRAIN_METHODS and node.args:
             qualname = context.qualname(func)
             self.trains = self.trains or qualname is None or qualname.startswith("tensorflow.")
-        name = context.tf_call(node)
         if name is not None and node.args and not self.handled:
             self.handled = self._unknown_dependencies(name.leaf, node)
-        if name is not None and name.leaf == "arg_scope" or isinstance(func, cst.Name) and func.value == "arg_scope":
+        if name is not None and name.leaf == "arg_scope" or kind is cst.Name and func.value == "arg_scope":
             self.arg_scope = True
 
     @staticmethod
@@ -124,9 +126,9 @@ class BatchNormUpdatesNotRun(Rule):
         if "updates_collections" not in keys and not self._false(keys.get("is_training", cst.Name("True"))):
             self._add(normalizer, True)
 
-    def _batch_norm(self, func):
-        """(position, keyword, default) of the training parameter of a batch norm that uses UPDATE_OPS."""
-        name = self.context.tf_name(func)
+    def _batch_norm(self, func, name):
+        """(position, keyword, default) of the training parameter of a batch norm that uses UPDATE_OPS
+        (``name``: the TensorFlow name of ``func``)."""
         if name is not None:
             if name.path.startswith("contrib.") and name.leaf == "batch_norm":
                 return BATCH_NORM_TRAINING["batch_norm"]
@@ -148,11 +150,16 @@ class BatchNormUpdatesNotRun(Rule):
             self.handled = True
 
     def visit_Name(self, node: cst.Name) -> None:
-        if not self.handled and MENTIONS(node.value):  # _mentions, inlined: every name passes here
+        text = node.value  # _mentions, inlined and memoized per name: every name passes here
+        if self.handled or text in self.silent_names:
+            return
+        if MENTIONS(text):
             self.handled = True
+        else:
+            self.silent_names.add(text)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if not isinstance(self.context.parent, cst.Expr):  # docstrings say nothing
+        if type(self.context.ancestors[-2]) is not cst.Expr:  # docstrings say nothing
             self._mentions(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:

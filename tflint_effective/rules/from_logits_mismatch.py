@@ -92,7 +92,7 @@ class FromLogitsMismatch(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         """Remember a name bound once to ``Sequential([...])`` or to ``Model(inputs, outputs)``."""
         target = node.targets[0].target
-        if len(node.targets) == 1 and isinstance(target, cst.Name) and type(node.value) is cst.Call:
+        if len(node.targets) == 1 and type(target) is cst.Name and type(node.value) is cst.Call:
             outputs, sequential = self.outputs.of_model(node.value)
             if outputs is not None and len(self.context.bindings(target.value) or ()) == 1:
                 key = (id(self.context.owner(target.value)), target.value)
@@ -102,7 +102,7 @@ class FromLogitsMismatch(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+        if not (type(func) is cst.Attribute and type(func.value) is cst.Name
                 and func.value.value in self.names):
             return
         owner = self.context.owner(func.value.value)

@@ -51,6 +51,8 @@ from ..rule import WARNING, Rule, per_mode
 PASSED = ("`{callee}` (a tf.function) gets the Python number `{arg}`, a new value on every iteration: it is "
           "traced again for each value (`reduce_retracing=True` does not help); pass a tensor "
           "(`tf.constant({arg})`) or give it an `input_signature`")
+_UNKNOWN = object()  # not yet in a cache whose answers may be None
+_FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
 IN_LOOP = ("a tf.function created inside a loop is a new function on every iteration and is traced every "
            "time; create it once, before the loop")
 IN_CALLEE = ("a tf.function created inside `{outer}`, which is called in a loop: every call creates and traces a "
@@ -88,11 +90,15 @@ class FunctionRetraced(Rule):
         self.created = []  # (loop id or outer key, name called or None, node, message, mode, outer scope id)
         self.called = set()  # (id(innermost loop), name) and (id(function scope), name) of calls by name
         self.called_in_loop = {}  # (id(scope), name) of functions called in a step loop -> modes of the calls
-        self.owner_functions = {}  # (id(scope), name) -> the def owning the name, or None
+        # scope -> {name: the def owning it, or None}, memoized (bindings do not change during the
+        # traversal); the last scope's table is kept at hand
+        self.owner_functions = {}
+        self.scope_seen = self.owners_seen = None
 
     def _is_function(self, expr) -> bool:
-        func = expr.func if type(expr) is cst.Call else expr
-        return getattr(self.context.tf_name(func), "path", "") == "function"
+        # tf_call: the last call's answer is kept, and every rule asks it of every call
+        name = self.context.tf_call(expr) if type(expr) is cst.Call else self.context.tf_name(expr)
+        return getattr(name, "path", "") == "function"
 
     def _traces_per_value(self, expr) -> bool:
         """``tf.function`` or ``tf.function(...)`` without ``input_signature``."""
@@ -108,31 +114,37 @@ class FunctionRetraced(Rule):
             self._created(decorators[0] if len(decorators) == 1 else node.name, node.name.value, node)
 
     def visit_Name(self, node: cst.Name) -> None:
-        if self.context.scope is self.context.module_scope or not is_read(self.context.parent, node):
+        context = self.context
+        scope = context.scope
+        if scope is context.module_scope or not is_read(context.ancestors[-2], node):
             return  # number_use would say None: nothing to record (and the owner costs more)
-        function = self._owner_function(node.value)
+        if scope is not self.scope_seen:  # most names are read where the last one was
+            self.scope_seen, self.owners_seen = scope, self.owner_functions.setdefault(scope, {})
+        name = node.value
+        function = self.owners_seen.get(name, _UNKNOWN)
+        if function is _UNKNOWN:
+            function = self.owners_seen[name] = self._owner_function(scope, name)
         if function is None:
             return
-        key, use = (id(function), node.value), number_use(self.context, node)
+        key = (id(function), name)
+        if self.uses.get(key) is PYTHON_VALUE:
+            return  # settled: no other read can change it
+        use = number_use(context, node)
         if type(use) is cst.Name:
-            local = self.context.owner(use.value)
+            local = context.owner(use.value)
             use = (id(local.node), use.value) if type(getattr(local, "node", None)) is cst.FunctionDef else PYTHON_VALUE
         if use is PYTHON_VALUE:
             self.uses[key] = PYTHON_VALUE
-        elif use is not None and self.uses.get(key) is not PYTHON_VALUE:
+        elif use is not None:
             self.uses.setdefault(key, set()).add(use)
 
-    def _owner_function(self, name: str):
-        """The ``def`` whose scope binds ``name`` as seen from here, or None; memoized per scope
-        and name (bindings do not change during the traversal)."""
-        key = (id(self.context.scope), name)
-        if key not in self.owner_functions:
-            node = getattr(self.context.owner(name), "node", None)
-            self.owner_functions[key] = node if type(node) is cst.FunctionDef else None
-        return self.owner_functions[key]
+    def _owner_function(self, scope, name: str):
+        """The ``def`` whose scope binds ``name`` as seen from ``scope``, or None."""
+        node = getattr(self.context.owner(name, scope), "node", None)
+        return node if type(node) is cst.FunctionDef else None
 
     def visit_Call(self, node: cst.Call) -> None:
-        parent, scope = self.context.parent, self.context.scope
+        parent, scope = self.context.ancestors[-2], self.context.scope
         if type(parent) is not cst.Decorator and self._is_function(node):
             if type(parent) is cst.Call and parent.func is node:
                 self._created(node, None, node)
@@ -182,7 +194,7 @@ class FunctionRetraced(Rule):
     def _function_scope(self):
         """The scope of the innermost function around here (the module's outside any)."""
         scope = self.context.scope
-        while scope.parent is not None and not isinstance(scope.node, (cst.FunctionDef, cst.Lambda)):
+        while scope.parent is not None and type(scope.node) not in _FUNCTIONS:
             scope = scope.parent
         return scope
 

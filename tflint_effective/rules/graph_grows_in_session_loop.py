@@ -45,7 +45,7 @@ from ..analysis.syntax import bindings_in, call_arg
 from ..rule import WARNING, Rule, per_mode
 
 LOOPS = (cst.For, cst.While)
-BOUNDARIES = (*NESTED, *LOOPS)
+BOUNDARIES = (*NESTED, *LOOPS)  # the node types `boundaries` holds (visit_For and its aliases)
 MESSAGE = ("`{code}` builds new graph ops on every iteration of a loop that runs a session: the graph "
            "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
            "through a placeholder, and `graph.finalize()` (or `runtime_checks.finalized_graph()`) the graph")
@@ -76,13 +76,23 @@ class GraphGrowsInSessionLoop(Rule):
         self.loops = SessionLoops(self.context)
         self.reported = set()
         self.per_element = {}
+        self.boundaries = []  # the loops, functions and classes around the node being visited
+
+    def visit_For(self, node: cst.CSTNode) -> None:
+        self.boundaries.append(node)
+
+    def leave_For(self, node: cst.CSTNode) -> None:
+        self.boundaries.pop()
+
+    visit_While = visit_FunctionDef = visit_Lambda = visit_ClassDef = visit_For
+    leave_While = leave_FunctionDef = leave_Lambda = leave_ClassDef = leave_For
 
     def visit_Call(self, node: cst.Call) -> None:
         ancestors = self.context.ancestors
-        innermost = next((a for a in reversed(ancestors) if type(a) in BOUNDARIES), None)
-        if type(innermost) not in LOOPS or any(id(a) in self.reported for a in ancestors):
+        if not self.boundaries or type(self.boundaries[-1]) not in LOOPS or (
+                self.reported and any(id(a) in self.reported for a in ancestors)):
             return  # not in a loop of this function
-        function = next((a for a in reversed(ancestors) if type(a) is cst.FunctionDef), None)
+        function = next((b for b in reversed(self.boundaries) if type(b) is cst.FunctionDef), None)
         scope = self.loops.scope_of(function) if function is not None else self.context.module_scope
         if not self.loops.builds_ops(node, self.context.scope):
             return
@@ -104,11 +114,10 @@ class GraphGrowsInSessionLoop(Rule):
             if blocks(node, child, self.loops, scope):
                 return []
             if isinstance(node, (cst.For, cst.While)) and child is node.body:
-                if self.loops.resets_graph(node, scope):
-                    return []
                 chain.append(node)
                 if self.loops.loop_runs_session(node, scope):
-                    return chain
+                    # asked last (few loops run a session): a loop that resets the graph builds anew
+                    return [] if any(self.loops.resets_graph(loop, scope) for loop in chain) else chain
         return []
 
     def _builds_per_element(self, loop, scope) -> bool:

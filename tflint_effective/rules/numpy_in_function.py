@@ -37,6 +37,7 @@ from ..rule import ERROR, Rule
 # NumPy functions measured to raise on a symbolic tensor (np.shape does not: it returns a tensor)
 NUMPY = {"numpy." + n for n in ("array", "asarray", "asanyarray", "float32", "sum", "mean", "max", "argmax",
                                  "square", "isnan")}
+_NUMPY_LEAVES = {name.rpartition(".")[2] for name in NUMPY}
 COMPUTED = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscript)
 FUNCTIONS = (cst.FunctionDef, cst.Lambda)
 MESSAGE = ("`{code}` on a tensor computed inside a tf.function: tracing raises {error} (the tensor is symbolic, "
@@ -79,13 +80,19 @@ class NumpyInFunction(Rule):
         if (type(func) is cst.Attribute and func.attr.value == "numpy" and not node.args
                 and self._computed_here(func.value)):
             code, error = ".numpy()", "`AttributeError`"
-        elif node.args and not node.args[0].keyword and not node.args[0].star and self.context.qualname(func) in NUMPY \
+        elif node.args and not node.args[0].keyword and not node.args[0].star and self._numpy_call(func) \
                 and self._computed_here(node.args[0].value):
             code, error = self.context.module.code_for_node(func) + "(...)", "`NotImplementedError`"
         else:
             return
         traced, eager = self.context.in_tf_function_thunk(node), self.eager
         self.report(node, MESSAGE.format(code=code, error=error), when=lambda: traced() and not eager)
+
+    def _numpy_call(self, func: cst.BaseExpression) -> bool:
+        # an attribute's qualified name ends with it: most calls are ruled out without resolving
+        if type(func) is cst.Attribute and func.attr.value not in _NUMPY_LEAVES:
+            return False
+        return self.context.qualname(func) in NUMPY
 
     def _computed_here(self, expr: cst.BaseExpression) -> bool:
         """Certainly a tensor, and one the innermost function computes (an op's result, a local

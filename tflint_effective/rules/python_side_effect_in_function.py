@@ -87,17 +87,17 @@ class PythonSideEffectInFunction(Rule):
         func = node.func
         if is_builtin(self.context, func, "print"):
             self._report(node, "print", severity=per_mode(None, F=INFO, F0=INFO))
-        elif isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and isinstance(func.value, cst.Name):
+        elif type(func) is cst.Attribute and func.attr.value in MUTATORS and type(func.value) is cst.Name:
             if (self._outer_container(func.value) and not self._lazy(func.value.value)
                     and not any(self._creates_variable(a.value) for a in node.args)):
                 code = self.context.module.code_for_node(func)
                 self._report(node, "mutate", code=code + "(...)", name=func.value.value)
         else:
             qualname = self.context.qualname(func) or ""
-            leaf = qualname.rsplit(".", 1)[-1]
-            if (qualname.startswith(("random.", "numpy.random.")) and leaf[:1].islower()
-                    and leaf not in NOT_DRAWS):
-                self._report(node, "random", code=self.context.module.code_for_node(func) + "(...)")
+            if qualname.startswith(("random.", "numpy.random.")):
+                leaf = qualname.rsplit(".", 1)[-1]
+                if leaf[:1].islower() and leaf not in NOT_DRAWS:
+                    self._report(node, "random", code=self.context.module.code_for_node(func) + "(...)")
 
     def visit_Global(self, node: cst.Global) -> None:
         self._declare(node, "global")
@@ -135,14 +135,16 @@ class PythonSideEffectInFunction(Rule):
         return False
 
     def _assigned(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, (cst.Tuple, cst.List)):
+        kind = type(target)  # concrete classes
+        if kind is cst.Tuple or kind is cst.List:
             for element in target.elements:
                 self._assigned(element.value)
-        elif isinstance(target, cst.Name):
-            kind = self.declared.get(id(self.context.scope), {}).get(target.value)
+        elif kind is cst.Name:
+            declared = self.declared.get(id(self.context.scope))  # most functions declare nothing
+            kind = declared.get(target.value) if declared else None
             if kind is not None and not self._lazy(target.value):
                 self._report(target, "global", kind=kind, name=target.value)
-        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+        elif kind is cst.Subscript and type(target.value) is cst.Name:
             if self._outer_container(target.value) and not self._lazy(target.value.value):
                 code = self.context.module.code_for_node(target)
                 self._report(target, "mutate", code=code + " = ...", name=target.value.value)

@@ -181,8 +181,8 @@ class ReductionWithoutAxis(Rule):
 
     def _partial_reduction(self, func: cst.BaseExpression):
         """``functools.partial(<reduction>, ...)`` bound once to the name called."""
-        value = self.context.assigned_value(func) if isinstance(func, cst.Name) else None
-        if not (isinstance(value, cst.Call) and self.context.qualname(value.func) == "functools.partial"
+        value = self.context.assigned_value(func) if type(func) is cst.Name else None
+        if not (type(value) is cst.Call and self.context.qualname(value.func) == "functools.partial"
                 and value.args and value.args[0].keyword is None):
             return None
         reduction = self.context.tf_name(value.args[0].value)

@@ -84,11 +84,11 @@ class ShuffleAfterBatch(Rule):
     def leave_Assign(self, node: cst.Assign) -> None:
         """Remember ``name = <pipeline>`` made of a single statement directly in a block."""
         ancestors = self.context.ancestors
-        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name) or len(ancestors) < 3:
+        if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name or len(ancestors) < 3:
             return
         line, suite = ancestors[-2], ancestors[-3]
-        if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
-                and isinstance(suite, (cst.IndentedBlock, cst.Module))):
+        if not (type(line) is cst.SimpleStatementLine and len(line.body) == 1
+                and (type(suite) is cst.IndentedBlock or type(suite) is cst.Module)):
             return
         key = (id(self.context.scope), node.targets[0].target.value)
         steps = self._steps(node.value)
@@ -106,10 +106,11 @@ class ShuffleAfterBatch(Rule):
             name = self.context.tf_call(expr)
             if name is not None and name.path in SOURCES:
                 return None if self._sorted(expr) else steps[::-1]
-            if isinstance(expr, cst.Name):
+            kind = type(expr)  # concrete classes
+            if kind is cst.Name:
                 earlier = self._record(expr.value)
                 return None if earlier is None else [*earlier, *steps[::-1]]
-            if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
+            if not (kind is cst.Call and type(expr.func) is cst.Attribute):
                 return None
             steps.append(expr)
             expr = expr.func.value

@@ -77,8 +77,8 @@ class TapeGradientOutsideTowers(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         self.tracker.see_call(node)
         func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "gradient"
-                and isinstance(func.value, cst.Name)):
+        if not (type(func) is cst.Attribute and func.attr.value == "gradient"
+                and type(func.value) is cst.Name):
             return
         tape = func.value.value
         owner = self.context.owner(tape)

@@ -78,14 +78,14 @@ class TensorAsPythonBool(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         if self._is_builtin_bool(node):
             self._check(node, node.args[0].value)
-        elif (isinstance(node.func, cst.Name) and node.func.value in ("any", "all") and len(node.args) == 1
+        elif (type(node.func) is cst.Name and node.func.value in ("any", "all") and len(node.args) == 1
               and not node.args[0].star and self.context.owner(node.func.value) is None
               and self.context.is_tensor(node.args[0].value)):  # iterates a tensor's truth values
             self.report(node.args[0].value, self.MESSAGE.format(alternative=ALTERNATIVE[cst.Name], none_check=""),
                         severity=self._in_eager(node.args[0].value, AUTOGRAPH_LEAVES))
 
     def _is_builtin_bool(self, node: cst.CSTNode) -> bool:
-        return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "bool"
+        return (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "bool"
                 and len(node.args) == 1 and self.context.owner("bool") is None)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:

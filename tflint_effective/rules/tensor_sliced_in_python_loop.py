@@ -88,7 +88,7 @@ class TensorSlicedInPythonLoop(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         inner = node.value
-        if isinstance(inner, cst.Subscript) and self._severity(inner.value, inner.slice):
+        if type(inner) is cst.Subscript and self._severity(inner.value, inner.slice):
             return  # x[i][j]: reported once, at x[i]
         severity = self._severity(node.value, node.slice)
         if severity:
@@ -108,9 +108,11 @@ class TensorSlicedInPythonLoop(Rule):
 
     def _severity(self, sliced, index):
         """Per-mode severity when ``sliced`` is a tensor indexed by a loop variable."""
-        read, sliced_reads = names_in(index), names_in([sliced])
-        loops = [loop for loop in enclosing_loops(self.context.ancestors)
-                 if loop.targets & read and not loop.varying & sliced_reads
+        loops = list(enclosing_loops(self.context.ancestors))  # most slices are in no loop: asked first
+        read = names_in(index) if loops else ()
+        loops = [loop for loop in loops if loop.targets & read]
+        sliced_reads = names_in([sliced]) if loops else set()
+        loops = [loop for loop in loops if not loop.varying & sliced_reads
                  and not self._few_iterations(loop) and self._data_sized(loop, sliced_reads)]
         if (not loops or not self.context.is_tensor(sliced)
                 or self.context.is_shape_vector(sliced)):

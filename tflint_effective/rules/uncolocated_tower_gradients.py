@@ -109,9 +109,9 @@ class UncolocatedTowerGradients(Rule):
         if name is not None and name.path == "gradients":
             return "gradients" if name.compat == "v1" else "tf.gradients"
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("minimize", "compute_gradients"):
+        if type(func) is cst.Attribute and func.attr.value in ("minimize", "compute_gradients"):
             receiver = func.value
-            if isinstance(receiver, cst.Name):
+            if type(receiver) is cst.Name:
                 receiver = self.context.assigned_value(receiver)
             optimizer = self.context.tf_call(receiver) if receiver is not None else None
             if (optimizer is not None and optimizer.path.startswith("train.")

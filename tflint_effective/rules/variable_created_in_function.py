@@ -42,6 +42,7 @@ from ..rule import ERROR, Rule
 # Keras layers measured to create weights when first called (inside a tf.function: ValueError)
 KERAS_LAYERS = {"layers." + n for n in ("Dense", "Conv1D", "Conv2D", "Embedding", "BatchNormalization",
                                                "LSTM", "GRU")}
+_LAYER_LEAVES = {path.rpartition(".")[2] for path in KERAS_LAYERS}
 BRANCHES = frozenset({cst.If, cst.IfExp, cst.Try, cst.TryStar, cst.For, cst.While, cst.BooleanOperation, cst.Match,
                       *COMPREHENSIONS})
 FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
@@ -100,9 +101,9 @@ class VariableCreatedInFunction(Rule):
         elif self._is_layer(node.func):  # Dense(3)(x)
             if self._unconditional_function() is not None:
                 self._report(node, node.func.func)
-        elif type(self.context.parent) is cst.Assign and self._is_layer(node):
+        elif type(self.context.ancestors[-2]) is cst.Assign and self._is_layer(node):
             function = self._unconditional_function()
-            targets = self.context.parent.targets
+            targets = self.context.ancestors[-2].targets
             if function is not None and len(targets) == 1 and type(targets[0].target) is cst.Name:
                 target = targets[0].target
                 bindings = self.context.bindings(target.value)
@@ -119,9 +120,10 @@ class VariableCreatedInFunction(Rule):
         self.report(node, MESSAGE.format(code=code), when=lambda: traced() and not eager)
 
     def _is_layer(self, expr: cst.BaseExpression) -> bool:
-        if type(expr) is not cst.Call:
-            return False
-        return keras_path(self.context, expr.func) in KERAS_LAYERS  # tf.keras, keras or tf_keras
+        func = expr.func if type(expr) is cst.Call else None
+        if func is None or type(func) is cst.Attribute and func.attr.value not in _LAYER_LEAVES:
+            return False  # a path ends with the attribute: most calls are ruled out without resolving
+        return keras_path(self.context, func) in KERAS_LAYERS  # tf.keras, keras or tf_keras
 
     def _unconditional_function(self):
         """The innermost function when the node runs on every call of it (else None)."""
