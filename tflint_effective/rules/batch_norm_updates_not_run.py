@@ -159,7 +159,7 @@ class BatchNormUpdatesNotRun(Rule):
             self.silent_names.add(text)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if type(self.context.ancestors[-2]) is not cst.Expr:  # docstrings say nothing
+        if type(self.context.parent) is not cst.Expr:  # docstrings say nothing
             self._mentions(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:

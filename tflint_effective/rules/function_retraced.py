@@ -116,7 +116,7 @@ class FunctionRetraced(Rule):
     def visit_Name(self, node: cst.Name) -> None:
         context = self.context
         scope = context.scope
-        if scope is context.module_scope or not is_read(context.ancestors[-2], node):
+        if scope is context.module_scope or not is_read(context.parent, node):
             return  # number_use would say None: nothing to record (and the owner costs more)
         if scope is not self.scope_seen:  # most names are read where the last one was
             self.scope_seen, self.owners_seen = scope, self.owner_functions.setdefault(scope, {})
@@ -144,7 +144,7 @@ class FunctionRetraced(Rule):
         return node if type(node) is cst.FunctionDef else None
 
     def visit_Call(self, node: cst.Call) -> None:
-        parent, scope = self.context.ancestors[-2], self.context.scope
+        parent, scope = self.context.parent, self.context.scope
         if type(parent) is not cst.Decorator and self._is_function(node):
             if type(parent) is cst.Call and parent.func is node:
                 self._created(node, None, node)

@@ -57,7 +57,7 @@ class SoftmaxLabelsInCrossEntropy(Rule):
         self.tf1_evidence = []  # filled when the module uses a TensorFlow 1.x-only name
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if not self.tf1_evidence and type(self.context.ancestors[-2]) is not cst.Attribute:
+        if not self.tf1_evidence and type(self.context.parent) is not cst.Attribute:
             name = self.context.tf_name(node)
             if name is not None and tf1_only(name):
                 self.tf1_evidence.append(True)

@@ -101,9 +101,9 @@ class VariableCreatedInFunction(Rule):
         elif self._is_layer(node.func):  # Dense(3)(x)
             if self._unconditional_function() is not None:
                 self._report(node, node.func.func)
-        elif type(self.context.ancestors[-2]) is cst.Assign and self._is_layer(node):
+        elif type(self.context.parent) is cst.Assign and self._is_layer(node):
             function = self._unconditional_function()
-            targets = self.context.ancestors[-2].targets
+            targets = self.context.parent.targets
             if function is not None and len(targets) == 1 and type(targets[0].target) is cst.Name:
                 target = targets[0].target
                 bindings = self.context.bindings(target.value)
