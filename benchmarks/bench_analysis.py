@@ -4,9 +4,10 @@ The same fixed-seed sample as ``bench_lint.py``; each file is parsed (``engine/p
 the guard's scan, the piecewise parse) and analysed (``engine/analyse.py``: the one traversal,
 every rule, positions of what is reported) in this process, with the collector paused as in a
 run.  Printed: CPU seconds of each stage, medians of ``--repeat`` passes.  To compare two
-checkouts, run it from each in turn (interleaved), e.g. ``PYTHONPATH=OTHER python ...``.
+checkouts, alternate runs of this one and ``--checkout OTHER`` (interleaved pairs).
 
-    python benchmarks/bench_analysis.py                 # 1,000 files, seed 8, 3 passes
+    python benchmarks/bench_analysis.py                        # 1,000 files, seed 8, 3 passes
+    python benchmarks/bench_analysis.py --checkout ../old      # the package of another checkout
 """
 from __future__ import annotations
 
@@ -26,7 +27,10 @@ def main(argv=None) -> int:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--checkout", type=Path, help="measure the tflint_effective of this checkout")
     args = parser.parse_args(argv)
+    if args.checkout:
+        sys.path.insert(0, str(args.checkout.resolve()))
 
     import tflint_effective
     from tflint_effective import registry
