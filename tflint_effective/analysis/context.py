@@ -28,9 +28,6 @@ SCOPE_NODES = frozenset({cst.Parameters, *COMPREHENSIONS, cst.IndentedBlock, cst
                          *FUNCTION_LIKE, cst.ClassDef, cst.Module})
 
 
-_UNSEEN = object()  # not yet in a cache whose answers may be None
-
-
 @dataclass(frozen=True)
 class Settings:
     """What the configuration tells the analysis about a project."""
@@ -60,7 +57,6 @@ class Context:
         # (id(node), id(scope)) -> (node, its TFName): bindings never change during a traversal,
         # and every rule asks about the same calls; the node is kept so its id is not reused.
         self._tf_names: Dict[Tuple[int, int], Tuple[cst.CSTNode, Optional[TFName]]] = {}
-        self._tf_by_qualname: Dict[Optional[str], Optional[TFName]] = {}
         self._last_call: Optional[cst.Call] = None  # tf_call's last question and answer, in ``scope``
         self._last_call_name: Optional[TFName] = None
         self.semantics = SemanticModel(self, self._table, settings.function_decorators, settings.python2)
@@ -96,12 +92,8 @@ class Context:
         key = (id(node), id(scope))
         known = self._tf_names.get(key)
         if known is None:
-            qualname = self._resolver.qualname(node, scope)
-            # many places of a file name the same API: its TFName is made once
-            name = self._tf_by_qualname.get(qualname, _UNSEEN)
-            if name is _UNSEEN:
-                name = self._tf_by_qualname[qualname] = tf_name(qualname)
-            known = self._tf_names[key] = (node, name)
+            # tf_name is memoized per qualified name (tf_api)
+            known = self._tf_names[key] = (node, tf_name(self._resolver.qualname(node, scope)))
         return known[1]
 
     def tf_call(self, node: cst.CSTNode) -> Optional[TFName]:
