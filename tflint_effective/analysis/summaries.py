@@ -23,12 +23,11 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from .names import Scope
+from .names import COMPREHENSIONS, FUNCTION_LIKE, Scope
 from .syntax import code_children, is_none
 
 _TENSOR_DOC = re.compile(r"^(?:an?\s+)?`*(?:tf\.)?Tensor`*(?:[\s,.;]|$)", re.IGNORECASE)
-_SCOPE_TYPES = frozenset({cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda,  # what may open a scope
-                          cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
+_SCOPE_TYPES = frozenset({cst.Module, cst.ClassDef, *FUNCTION_LIKE, *COMPREHENSIONS})  # what may open a scope
 _DOC_ENTRY = re.compile(r"^\s*([^\s(:]+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")  # name (type): text, for any name
 _NOT_ONLY_TENSOR = re.compile(r"\bor\b|array|\blist|numpy|ndarray|like\b|union|optional|nest|sparse|ragged",
                               re.IGNORECASE)
