@@ -17,7 +17,7 @@ M102 = rule_by_code("TFE102").MESSAGE.format(old="reduction_indices", new="axis"
 BAD = ("import tensorflow as tf\n"
        "\n"
        "m = tf.reduce_mean(x, reduction_indices=[1])\n"
-       "s = tf.reduce_sum(x * y)\n")
+       "s = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))\n")
 FIXED = BAD.replace("reduction_indices=", "axis=")
 CLEAN = "import tensorflow as tf\n\ns = tf.reduce_sum(x, axis=0)\n"
 LINE_102 = f"bad.py:3:23: TFE102 [warning] {M102}"
@@ -123,9 +123,9 @@ def test_statistics_count_per_code(workdir, capsys):
 SUPPRESSED = ("import tensorflow as tf\n"
               "# tflint-effective: disable=TFE102\n"
               "m = tf.reduce_mean(x, reduction_indices=[1])\n"
-              "s = tf.reduce_sum(x * y)  # noqa: TFE101\n"
-              "t = tf.reduce_sum(x * y)  # noqa\n"
-              "u = tf.reduce_sum(x * y)  # noqa: TFE103\n")
+              "s = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))  # noqa: TFE101\n"
+              "t = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))  # noqa\n"
+              "u = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))  # noqa: TFE103\n")
 
 
 def test_noqa_and_file_level_disable(workdir, capsys):
@@ -146,7 +146,7 @@ def test_show_suppressed_lists_what_was_silenced_and_why(workdir, capsys):
 def test_unknown_codes_in_suppressions_are_warned_about(workdir, capsys):
     (workdir / "s.py").write_text("import tensorflow as tf\n"
                                   "# tflint-effective: disable=TFE99\n"
-                                  "s = tf.reduce_sum(x * y)  # noqa: TFE999, E501\n")
+                                  "s = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))  # noqa: TFE999, E501\n")
     assert run(capsys, "check", "s.py") == (1, f"s.py:3:5: TFE101 [warning] {M101}\n", (
         "s.py:2: warning: TFE99 in a suppression comment is not a rule code\n"
         "s.py:3: warning: TFE999 in a suppression comment is not a rule code\n"
@@ -173,7 +173,7 @@ def test_fix_diff_prints_the_diff_and_writes_nothing(workdir, capsys):
     assert (status, err) == (1, "Would fix 1 finding in 1 file.\n")
     assert out == ("--- a/bad.py\n+++ b/bad.py\n@@ -1,4 +1,4 @@\n import tensorflow as tf\n \n"
                    "-m = tf.reduce_mean(x, reduction_indices=[1])\n"
-                   "+m = tf.reduce_mean(x, axis=[1])\n s = tf.reduce_sum(x * y)\n")
+                   "+m = tf.reduce_mean(x, axis=[1])\n s = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))\n")
     assert (workdir / "bad.py").read_text() == BAD
 
 

@@ -12,7 +12,7 @@ M101 = rule_by_code("TFE101").MESSAGE
 M102 = rule_by_code("TFE102").MESSAGE.format(old="reduction_indices", new="axis")
 BAD = ("import tensorflow as tf\n"
        "m = tf.reduce_mean(x, reduction_indices=[1])\n"
-       "s = tf.reduce_sum(x * y)\n")
+       "s = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))\n")
 LINE_102 = f"src/bad.py:2:23: TFE102 [warning] {M102}"
 LINE_101 = f"src/bad.py:3:5: TFE101 [warning] {M101}"
 

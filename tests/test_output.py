@@ -19,11 +19,11 @@ M102 = rule_by_code("TFE102").MESSAGE.format(old="reduction_indices", new="axis"
 BAD = ("import tensorflow as tf\n"
        "\n"
        "m = tf.reduce_mean(x, reduction_indices=[1])\n"
-       "s = tf.reduce_sum(x * y)  # noqa\n"
-       "t = tf.reduce_sum(x * y)\n")
+       "s = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))  # noqa\n"
+       "t = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))\n")
 DIFF_102 = ("--- a/bad.py\n+++ b/bad.py\n@@ -1,5 +1,5 @@\n import tensorflow as tf\n \n"
             "-m = tf.reduce_mean(x, reduction_indices=[1])\n+m = tf.reduce_mean(x, axis=[1])\n"
-            " s = tf.reduce_sum(x * y)  # noqa\n t = tf.reduce_sum(x * y)\n")
+            " s = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))  # noqa\n t = tf.reduce_sum(tf.ones([2, 1]) * tf.ones([2]))\n")
 
 
 @pytest.fixture
@@ -57,10 +57,10 @@ def test_json_one_object_per_finding_with_the_fix_as_a_diff(workdir, capsys):
             {"path": "bad.py", "cell": None, "line": 3, "column": 23, "end_line": 3, "end_column": 44,
              "code": "TFE102", "rule": "deprecated_reduction_keywords", "severity": "warning",
              "message": M102, "fix": {"safety": "safe", "diff": DIFF_102}, "suppressed": None},
-            {"path": "bad.py", "cell": None, "line": 4, "column": 5, "end_line": 4, "end_column": 25,
+            {"path": "bad.py", "cell": None, "line": 4, "column": 5, "end_line": 4, "end_column": 50,
              "code": "TFE101", "rule": "reduction_without_axis", "severity": "warning",
              "message": M101, "fix": None, "suppressed": "noqa"},
-            {"path": "bad.py", "cell": None, "line": 5, "column": 5, "end_line": 5, "end_column": 25,
+            {"path": "bad.py", "cell": None, "line": 5, "column": 5, "end_line": 5, "end_column": 50,
              "code": "TFE101", "rule": "reduction_without_axis", "severity": "warning",
              "message": M101, "fix": None, "suppressed": None},
         ],
@@ -110,12 +110,12 @@ def test_sarif_is_valid_and_carries_rules_results_fixes_and_suppressions(workdir
         {"ruleId": "TFE101", "ruleIndex": index["TFE101"], "level": "warning", "message": {"text": M101},
          "locations": [{"physicalLocation": {
              "artifactLocation": {"uri": "bad.py"},
-             "region": {"startLine": 4, "startColumn": 5, "endLine": 4, "endColumn": 25}}}],
+             "region": {"startLine": 4, "startColumn": 5, "endLine": 4, "endColumn": 50}}}],
          "suppressions": [{"kind": "inSource", "justification": "# noqa"}]},
         {"ruleId": "TFE101", "ruleIndex": index["TFE101"], "level": "warning", "message": {"text": M101},
          "locations": [{"physicalLocation": {
              "artifactLocation": {"uri": "bad.py"},
-             "region": {"startLine": 5, "startColumn": 5, "endLine": 5, "endColumn": 25}}}]},
+             "region": {"startLine": 5, "startColumn": 5, "endLine": 5, "endColumn": 50}}}]},
     ]
     # The replacement really is the fix: applying it gives the fixed file.
     [edit] = run["results"][0]["fixes"][0]["artifactChanges"][0]["replacements"]
@@ -151,7 +151,7 @@ def test_github_workflow_commands(workdir, capsys):
     assert out == (
         f"::warning file=bad.py,line=3,col=23,endLine=3,endColumn=44,"
         f"title=TFE102 deprecated_reduction_keywords::{M102}\n"
-        f"::warning file=bad.py,line=5,col=5,endLine=5,endColumn=25,"
+        f"::warning file=bad.py,line=5,col=5,endLine=5,endColumn=50,"
         f"title=TFE101 reduction_without_axis::{M101}\n")
 
 

@@ -42,7 +42,13 @@ DEPTH = 6
 
 
 def same_shape(context, a: cst.BaseExpression, b: cst.BaseExpression, is_tensor) -> bool:
-    return _combine(_key(context, a, is_tensor, 0, False), _key(context, b, is_tensor, 0, False)) is not None
+    return _combine(shape_source(context, a, is_tensor), shape_source(context, b, is_tensor)) is not None
+
+
+def shape_source(context, expr: cst.BaseExpression, is_tensor):
+    """The key of where ``expr``'s shape comes from (``("of", name)``: the value of ``name`` as it
+    is read, e.g. a parameter), or None when unknown."""
+    return _key(context, expr, is_tensor, 0, False)
 
 
 def _combine(left, right):

@@ -53,6 +53,13 @@ def static_size(context, expr: cst.BaseExpression) -> Optional[int]:
     return size
 
 
+def stretches_both(a: Optional[Tuple[int, ...]], b: Optional[Tuple[int, ...]]) -> bool:
+    """Broadcasting enlarges both static shapes (``(2, 1)`` against ``(2,)`` gives ``(2, 2)``): an
+    outer product where an element-wise result was meant."""
+    result = _broadcast(a, b)
+    return result is not None and result != a and result != b
+
+
 def literal_shape(value: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
     """``(2, 3)`` for a nested list or tuple literal of numbers, ``()`` for a number."""
     if isinstance(value, (cst.Integer, cst.Float)) or (

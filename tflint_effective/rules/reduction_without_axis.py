@@ -5,19 +5,26 @@ broadcasting this hides shape bugs: ``reduce_sum([[1], [2]] + [1, 2])`` is 12,
 because the sum silently broadcasts to a 2x2 matrix first, when 6 was meant.
 Naming the axis makes the intent checkable: a wrong shape then fails loudly or
 gives a result of the wrong rank.  Say ``axis=None`` when reducing every
-element is the intent.  Same number in every execution mode, so the severity
-is the same everywhere: a warning when the reduced value mixes two operands
-that may be tensors of different shapes through a broadcasting operator
-(``x + y``, ``labels * log_p``, ``(a - b) * 0.5``, also through a name bound
-once to it), where the silent broadcast happens; info for a plain full
-reduction of one value, where the missing axis is a matter of style.  An
-operand that is a number, a scalar tensor (``tf.cast(tf.shape(x)[1],
+element is the intent.  Same number in every execution mode, so the severity is
+the same everywhere.  A warning only where the code gives evidence that a silent broadcast can
+happen, where a reduction's operand combines two values through a broadcasting operator
+(``x + y``, ``labels * log_p``, ``(a - b) * 0.5``, also through a name bound once to it):
+static shapes that both grow (``[2, 1]`` against ``[2]``), or two different parameters of
+the enclosing function known to be tensors (annotated or documented as such, or given
+tensors by every call in the module), or element-wise functions of them, which only the
+callers shape (``y_true - y_pred``), unless a call in the function that reads both checks
+shapes or asserts (``x.shape.assert_is_compatible_with(y.shape)``).  Everything else is
+info: a plain full reduction of one value, where the missing axis is a matter of style,
+and mixes whose shapes the analysis cannot compare.  Real code ties most such shapes
+where a local analysis cannot see it (one network applied to two batches, a variable
+created with the other operand's shape, a shape check in another function), so reporting
+them as warnings was wrong about half the time on code the rule was not tuned on.
+Among the mixes, an operand that is a number, a scalar tensor (``tf.cast(tf.shape(x)[1],
 tf.float32)``, ``tf.size(x)``, a full reduction, ``tf.norm(x)``,
 ``tf.math.log(float(n))``), an attribute, subscript or ``d.get(k, 1.0)`` not
 known to be a tensor (``self.eps``, ``cfg["eps"]``: often Python floats) or a
-parameter with a number default does not mix.  Nor do two operands the code
-gives one shape, which get info: element-wise functions of the same value
-(``p * tf.math.log(p + 1e-8)``), ``tf.ones_like(t)`` / ``tf.zeros_like(t)`` /
+parameter with a number default does not count.  Nor do two operands the code
+gives one shape: element-wise functions of the same value (``p * tf.math.log(p + 1e-8)``), ``tf.ones_like(t)`` / ``tf.zeros_like(t)`` /
 ``tf.fill(tf.shape(t), v)`` against ``t``, ``tf.reshape(a, s)`` against
 ``tf.reshape(b, s)``, slices of one tensor of the same extents
 (``x[:, 1:] - x[:, :-1]``; ``x[:, 0:1]`` against a ``keepdims=True`` reduction
@@ -40,17 +47,18 @@ wrapper of your own are not seen.  A shape is recognised when computed by a
 module's ``shape`` function (``tf.shape``, ``np.shape``) or read from
 ``.shape``; shapes returned by methods (``dist.batch_shape_tensor()``) and
 lists of scalars built by helpers are reported.  Tensors held in attributes or
-dicts whose kind the analysis does not know (``self.labels - self.logits``)
-get info, not warning; so does a broadcast inside an element-wise call
-(``tf.square(labels - logits)``: only the operator at the top is examined).
-Shapes tied together elsewhere (a ``check_shape`` helper, values stacked from
-loops of one length, one network applied to two batches, the branches of an
-``if``) are not seen: warning.
+dicts (``self.labels - self.logits``), parameters not known to be tensors and
+values computed in the function from anything but its parameters get info, not
+warning, even when their shapes differ; so does a broadcast inside an
+element-wise call (``tf.square(labels - logits)``: only the operator at the top
+is examined).  Two tensor parameters whose callers always pass one shape (a
+contract in prose, a check in another function) are still a warning.
 """
 import libcst as cst
 
 from ..analysis.numeric_patterns import ELEMENTWISE
-from ..analysis.same_shape import BINARY_ELEMENTWISE, same_shape
+from ..analysis.same_shape import BINARY_ELEMENTWISE, same_shape, shape_source
+from ..analysis.static_shapes import static_shape, stretches_both
 from ..analysis.syntax import has_star_args, parameter
 from ..analysis.context import NUMBER, SCALAR, TENSOR
 from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
@@ -106,9 +114,39 @@ class ReductionWithoutAxis(Rule):
         tensors = [side for side in sides if self._may_be_tensor(side)]
         if len(tensors) == 1:  # ``(x + y) * 0.5``: look inside the tensor side
             return self._mixes(tensors[0]) if not isinstance(tensors[0], cst.Name) else False
-        if not tensors:
+        if not tensors or same_shape(self.context, sides[0], sides[1], self._may_be_tensor):
             return False
-        return not same_shape(self.context, sides[0], sides[1], self._may_be_tensor)
+        return self._independent_inputs(*sides) or stretches_both(
+            static_shape(self.context, sides[0]), static_shape(self.context, sides[1]))
+
+    def _independent_inputs(self, left, right) -> bool:
+        """Two different parameters of the enclosing function known to be tensors (annotated or
+        documented so, or given tensors by every call in the module), or element-wise functions of
+        them (``y_true - y_pred``, ``labels * tf.math.log(p)``): only the callers fix their shapes,
+        and the function does not check that they agree."""
+        names = [self._parameter_read(side) for side in (left, right)]
+        return None not in names and names[0] != names[1] and not self._checked_together(*names)
+
+    def _parameter_read(self, expr):
+        key = shape_source(self.context, expr, self._may_be_tensor)
+        if not (isinstance(key, tuple) and key[0] == "of" and key[1] not in ("self", "cls")):
+            return None
+        function = self.context.scope.node
+        own = self.context.owner(key[1]) is self.context.scope and len(self.context.bindings(key[1])) == 1
+        if not (own and type(function) is cst.FunctionDef and parameter(function, key[1])):
+            return None
+        return key[1] if self.context.kind(cst.Name(key[1])) == TENSOR else None
+
+    def _checked_together(self, *names: str) -> bool:
+        """A call in the function that reads both and whose name speaks of shapes or assertions
+        (``tf.debugging.assert_shapes``, ``x.shape.assert_is_compatible_with(y.shape)``,
+        ``_check_shapes(a, b)``)."""
+        for call in _calls(self.context.scope.node.body):
+            callee = cst.Module([]).code_for_node(call).lower()
+            if ("shape" in callee or "assert" in callee or "check" in callee) and all(
+                    _reads(call, name) for name in names):
+                return True
+        return False
 
     def _may_be_tensor(self, expr, depth: int = 0) -> bool:
         """A tensor of rank 1 or more, or of unknown kind but not read the way Python numbers
@@ -200,3 +238,15 @@ def _operand(args):
     """The reduced tensor: the first positional argument, or ``input_tensor=``."""
     return next((arg.value for arg in args if arg.keyword is None or arg.keyword.value == "input_tensor"),
                 None)
+
+
+def _calls(node: cst.CSTNode):
+    """The calls in ``node``, nested functions included."""
+    for child in node.children:
+        if type(child) is cst.Call:
+            yield child
+        yield from _calls(child)
+
+
+def _reads(node: cst.CSTNode, name: str) -> bool:
+    return any(type(child) is cst.Name and child.value == name or _reads(child, name) for child in node.children)
