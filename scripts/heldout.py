@@ -5,13 +5,17 @@
     python scripts/heldout.py --root DIR report    # the precision table from quality/heldout_verdicts.csv
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
 
+``--units round5`` restricts any of them to the units added in round 5 (``realcode.ROUND5``), with
+its own findings file and review directory; the default, ``all``, is every unit.
+
 A review item is one rule's findings on one line of one file, at the default minimum severity
 (warning: what users see).  Per rule the items are ordered by the SHA-256 of
 ``<seed>:<unit>/<path>:<line>:<code>`` and the first 25 are sampled (50 when there are 100 or
-more).  The seed is 16 for round 2's measurement, 18 for round 3's first sample and 19 (the default)
-for its sample after the precision passes; verdicts are kept per item, so an item sampled again
-keeps its verdict.  A verdict is ``true`` (a real defect or risk the maintainer would accept a change
-for), ``false`` or ``debatable``; debatable verdicts above 20% of a sample count as false.
+more).  The seed is 16 for round 2's measurement, 18 for round 3's first sample, 19 (the default)
+for its sample after the precision passes and 20 for round 5's measurement on the units added then
+(``--units round5``); verdicts are kept per item, so an item sampled again keeps its verdict.
+A verdict is ``true`` (a real defect or risk the maintainer would accept a change for), ``false``
+or ``debatable``; debatable verdicts above 20% of a sample count as false.
 A rule with fewer than 20 items is reported as unmeasured.
 """
 from __future__ import annotations
@@ -34,21 +38,22 @@ from tflint_effective.levels import SEVERITY_RANK, WARNING  # noqa: E402
 
 VERDICTS = ROOT / "quality" / "heldout_verdicts.csv"
 LABELS = ROOT / "quality" / "recall" / "labels.csv"
-SEEDS = {"round2": 16, "round3": 18, "round3, after the precision passes": 19}
+SEEDS = {"round2": 16, "round3": 18, "round3, after the precision passes": 19, "round5 (fresh held-out units)": 20}
 SEED = 19
+UNIT_SETS = {"all": None, "round5": realcode.ROUND5}  # --units: names of the units to use (None: all)
 
 
 def _unit_dir(root: Path, name: str) -> Path:
     return realcode.unit_dir(next(u for u in realcode.UNITS if u.name == name), root)
 
 
-def _findings_file(root: Path, split: str) -> Path:
-    return root / f"findings-{split}.jsonl"
+def _findings_file(root: Path, split: str, units: str = "all") -> Path:
+    return root / (f"findings-{split}.jsonl" if units == "all" else f"findings-{split}-{units}.jsonl")
 
 
-def lint(root: Path, split: str) -> None:
-    with _findings_file(root, split).open("w") as out:
-        for unit, path in realcode.python_files(root, split=split):
+def lint(root: Path, split: str, units: str = "all") -> None:
+    with _findings_file(root, split, units).open("w") as out:
+        for unit, path in realcode.python_files(root, split=split, names=UNIT_SETS[units]):
             try:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
@@ -59,10 +64,10 @@ def lint(root: Path, split: str) -> None:
                                       "code": d.code, "severity": d.severity, "message": d.message}) + "\n")
 
 
-def _items(root: Path, split: str):
+def _items(root: Path, split: str, units: str = "all"):
     """(unit, path, line, code) -> severity, for findings shown by default."""
     items = {}
-    for row in map(json.loads, _findings_file(root, split).open()):
+    for row in map(json.loads, _findings_file(root, split, units).open()):
         if row["code"] != "TFE000" and SEVERITY_RANK[row["severity"]] >= SEVERITY_RANK[WARNING]:
             items[(row["unit"], row["path"], row["line"], row["code"])] = row["severity"]
     return items
@@ -86,11 +91,11 @@ def _verdicts():
         return {(r["unit"], r["path"], int(r["line"]), r["code"]): r for r in csv.DictReader(handle)}
 
 
-def sample(root: Path, seed: int) -> int:
-    items = _items(root, "heldout")
+def sample(root: Path, seed: int, units: str = "all") -> int:
+    items = _items(root, "heldout", units)
     _, sampled = _sample(items, seed)
     verdicts = _verdicts()
-    review = root / "review"
+    review = root / ("review" if units == "all" else f"review-{units}")
     review.mkdir(exist_ok=True)
     missing = 0
     for code, keys in sorted(sampled.items()):
@@ -108,8 +113,8 @@ def sample(root: Path, seed: int) -> int:
     return 1 if missing else 0
 
 
-def report(root: Path, seed: int) -> int:
-    by_code, sampled = _sample(_items(root, "heldout"), seed)
+def report(root: Path, seed: int, units: str = "all") -> int:
+    by_code, sampled = _sample(_items(root, "heldout", units), seed)
     verdicts = _verdicts()
     print("| rule | findings | sampled | true | false | debatable | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -127,10 +132,16 @@ def report(root: Path, seed: int) -> int:
     return 0
 
 
-def recall(root: Path, seed: int = 0) -> int:
+def recall(root: Path, seed: int = 0, units: str = "all") -> int:
+    names = UNIT_SETS[units]
     with LABELS.open() as handle:
-        labels = [r for r in csv.DictReader(handle) if not r["note"].startswith("debatable:")]
-    files = {(r["unit"], r["path"]) for r in csv.DictReader((ROOT / "quality" / "recall" / "files.csv").open())}
+        labels = [r for r in csv.DictReader(handle) if not r["note"].startswith("debatable:")
+                  and (names is None or r["unit"] in names)]
+    files = {(r["unit"], r["path"]) for r in csv.DictReader((ROOT / "quality" / "recall" / "files.csv").open())
+             if names is None or r["unit"] in names}
+    if not files:
+        print(f"no labelled files in the {units} units")
+        return 0
     found = defaultdict(list)
     for unit, path in sorted(files):
         text = (_unit_dir(root, unit) / path).read_text(encoding="utf-8")
@@ -158,11 +169,13 @@ def main(argv=None) -> int:
     parser.add_argument("command", choices=["lint", "sample", "report", "recall"])
     parser.add_argument("--split", default="heldout", choices=["heldout", "dev"])
     parser.add_argument("--seed", type=int, default=SEED, help=f"sampling seed (default {SEED}; rounds: {SEEDS})")
+    parser.add_argument("--units", default="all", choices=list(UNIT_SETS),
+                        help="all units (default), or only those added in round 5")
     args = parser.parse_args(argv)
     if args.command == "lint":
-        lint(args.root, args.split)
+        lint(args.root, args.split, args.units)
         return 0
-    return {"sample": sample, "report": report, "recall": recall}[args.command](args.root, args.seed)
+    return {"sample": sample, "report": report, "recall": recall}[args.command](args.root, args.seed, args.units)
 
 
 if __name__ == "__main__":
