@@ -187,3 +187,20 @@ def test_fixes_spanning_cells_are_refused():
 def test_not_a_notebook_raises():
     with pytest.raises(NotebookError, match="invalid JSON"):
         Notebook("[")
+
+
+@pytest.mark.parametrize("lines", [
+    ["print('%d'\n", "      % x)"],  # a continuation line inside brackets
+    ["s = '''\n", "%not a magic\n", "'''"],  # inside a triple-quoted string
+    ["t = 3 \\\n", "    % 2"],  # after a backslash
+])
+def test_lines_inside_a_logical_line_are_never_magics(lines):
+    cells = [code_cell(1, ["import tensorflow as tf\n", *lines])]
+    source = Notebook(notebook_text(cells)).source
+    assert source.splitlines()[2:] == [line.rstrip("\n") for line in lines]
+
+
+def test_a_magic_after_a_closed_bracket_is_still_a_magic():
+    cells = [code_cell(1, ["x = f('(',  # )\n", "      1)\n", "%time g(x)"])]
+    assert Notebook(notebook_text(cells)).source.splitlines()[1:] == [
+        "x = f('(',  # )", "      1)", "pass  # <tflint-effective magic>"]

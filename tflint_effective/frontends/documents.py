@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from ..engine.token_scan import STRING
+
 SUFFIX = ".ipynb"
 MARKER = "# <tflint-effective cell {}>"
 MARKER_LINE = re.compile(r"^# <tflint-effective cell (\d+)>$", re.MULTILINE)
@@ -27,6 +29,8 @@ PLACEHOLDER = "pass  # <tflint-effective magic>"
 # A line IPython rewrites before Python sees it: %magic, !shell, ?name, name?, x = %magic, x = !cmd.
 MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?{1,2}[ \t]*$|[\w.]+[ \t]*=[ \t]*[%!])")
 CELL_MAGIC = re.compile(r"\s*%%")
+_CODE = re.compile(rf"{STRING}|#[^\n]*|([(\[{{])|([)\]}}])")  # strings and comments hide brackets
+_TRIPLE = ("'''", '"""')
 
 
 class NotebookError(ValueError):
@@ -45,15 +49,33 @@ class Cell:
 
 def _mask_magics(text: str) -> Tuple[str, List[str]]:
     lines, magics, continued, indent = text.split("\n"), [], False, ""
+    logical = ""  # the Python lines of a logical line that goes on (IPython reads magics only at its start)
     for i, line in enumerate(lines):
-        if continued or MAGIC.match(line):
+        if continued or (not logical and MAGIC.match(line)):
             magics.append(line)
             if not continued:  # continuation lines keep the magic's indent
                 indent = line[:len(line) - len(line.lstrip())]
             lines[i] = indent + PLACEHOLDER
             continued = line.endswith("\\")
+        else:
+            logical = logical + line + "\n" if _goes_on(logical + line) else ""
     code = "\n".join(lines)
     return (code if code.endswith("\n") else code + "\n"), magics
+
+
+def _goes_on(logical: str) -> bool:
+    """The logical line continues on the next line: an open bracket, an unterminated triple-quoted
+    string, or a final backslash."""
+    depth = 0
+    for match in _CODE.finditer(logical):
+        token = match.group()
+        if match.group(1):
+            depth += 1
+        elif match.group(2):
+            depth = max(depth - 1, 0)
+        elif token[:3] in _TRIPLE and (len(token) < 6 or token[-3:] != token[:3]):
+            return True
+    return depth > 0 or logical.endswith("\\")
 
 
 def _unmask_magics(code: str, magics: List[str]) -> Optional[str]:
