@@ -39,6 +39,9 @@ def lint(source):
           "    y = tf.identity(x)\n", [(5, 9, "TFE601")]),
     (V1 + "sess = tf.Session()\ndef step():\n    return sess.run(op)\ndef build():\n    return tf.add(x, 1)\n"
           "for i in range(3):\n    step()\n    build()\n", [(9, 5, "TFE601")]),
+    # a module-local function called in the loop that does not reset the graph
+    (V1 + "def seed(s=42):\n    tf.set_random_seed(s)\nsess = tf.Session()\nfor i in range(3):\n"
+          "    seed()\n    sess.run(tf.identity(x))\n", [(7, 14, "TFE601")]),
     # a session held in an attribute every method assigns a session
     (V1 + "class T:\n    def __init__(self):\n        self.sess = tf.Session()\n    def fit(self):\n"
           "        for i in range(9):\n            self.sess.run(tf.global_variables_initializer())\n",
@@ -74,6 +77,9 @@ def test_findings(source, expected):
     V1 + "for i in range(3):\n    with tf.Graph().as_default():\n        y = tf.constant(i)\n"
          "        with tf.Session() as sess:\n            sess.run(y)\n",
     V1 + "for i in range(3):\n    tf.reset_default_graph()\n    y = tf.constant(i)\n"
+         "    with tf.Session() as sess:\n        sess.run(y)\n",
+    V1 + "def reset_graph(seed=42):\n    tf.reset_default_graph()\n    tf.set_random_seed(seed)\n"
+         "for i in range(3):\n    reset_graph()\n    y = tf.constant(i)\n"
          "    with tf.Session() as sess:\n        sess.run(y)\n",
     V1 + "_op = None\ndef op():\n    global _op\n    if _op is None:\n        _op = tf.identity(x)\n    return _op\n"
          "sess = tf.Session()\nfor i in range(3):\n    sess.run(op())\n",

@@ -242,12 +242,21 @@ class SessionLoops:
                     return True
         return False
 
-    def resets_graph(self, loop: cst.CSTNode, scope: Scope) -> bool:
+    def resets_graph(self, loop: cst.CSTNode, scope: Scope, depth: int = 0) -> bool:
+        """``tf.reset_default_graph()`` in the body of ``loop`` (a loop or a function), directly or
+        through module-local functions it calls (``reset_graph()``)."""
         key = ("reset", id(loop))
         if key not in self._runs:
-            self._runs[key] = any(isinstance(node, cst.Call) and getattr(self.api(node.func, scope), "path", None)
-                                  == "reset_default_graph" for node in walk(loop.body))
+            self._runs[key] = False  # recursion
+            self._runs[key] = any(type(node) is cst.Call and (
+                getattr(self.api(node.func, scope), "path", None) == "reset_default_graph"
+                or type(node.func) is cst.Name and depth < 3 and self._calls_resetting(node.func.value, scope, depth))
+                for node in walk(loop.body))
         return self._runs[key]
+
+    def _calls_resetting(self, name: str, scope: Scope, depth: int) -> bool:
+        function = self.function(name, scope)
+        return function is not None and self.resets_graph(function, self.scope_of(function), depth + 1)
 
     def step_loop(self, loop: cst.CSTNode, scope: Scope) -> bool:
         """A ``while`` loop, or a ``for`` over a counter or Python data (``range``, ``enumerate``
