@@ -191,6 +191,10 @@ TENSOR_CASES = [
     # the entry of that very name: not one whose name it begins, nor a line that mentions it
     (TF + 'def f(x, x_mask):\n    """Uses x: a Tensor.\n\n    Args:\n      x_mask: A Tensor.\n      x (list): ids.\n    """\n'
           '    probe(x)\n    probe(x_mask)\n', [False, True]),
+    # a module that also uses another library's Tensor class: only tf.Tensor is TensorFlow's
+    (TF + 'import mesh_tensorflow as mtf\ndef f(x, y):\n    """Args:\n      x: a Tensor.\n      y: a tf.Tensor.\n    """\n'
+          '    probe(x)\n    probe(y)\n', [False, True]),
+    (TF + 'from torch import nn\ndef f(x):\n    """Args:\n      x: a Tensor.\n    """\n    probe(x)\n', [False]),
     # what module helpers return, methods through self included
     (TF + "def probs(x):\n    return tf.nn.softmax(x)\nprobe(probs(1))\n", [True]),
     (TF + "def probs(x):\n    if x:\n        return None\n    return tf.nn.softmax(x)\nprobe(probs(1))\n", [False]),

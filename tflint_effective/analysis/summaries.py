@@ -3,8 +3,7 @@
 - A parameter of a private (``_name``) or nested function is a tensor when every call of
   the function in the module passes one (and the function is used in no other way: passed
   as a value, it may be called from anywhere); a public function's parameter only when its
-  docstring documents it as a ``Tensor`` (Google ``Args:`` or NumPy ``Parameters``), and
-  not when it says "Tensor or ...", "array_like", or the like.
+  docstring documents it as a ``Tensor`` (``docstrings.py``).
 - A call of a module function or of a method through ``self`` has the kind every one of
   its ``return`` values has.
 - ``self.attr`` read in a method has the kind every ``self.attr = ...`` of the class gives;
@@ -18,19 +17,15 @@ tensor.  Call sites are collected by one walk of the module, only when a questio
 """
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from .docstrings import documented_tensor, imports_other_tensors
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Scope
 from .syntax import code_children, is_none
 
-_TENSOR_DOC = re.compile(r"^(?:an?\s+)?`*(?:tf\.)?Tensor`*(?:[\s,.;]|$)", re.IGNORECASE)
 _SCOPE_TYPES = frozenset({cst.Module, cst.ClassDef, *FUNCTION_LIKE, *COMPREHENSIONS})  # what may open a scope
-_DOC_ENTRY = re.compile(r"^\s*([^\s(:]+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")  # name (type): text, for any name
-_NOT_ONLY_TENSOR = re.compile(r"\bor\b|array|\blist|numpy|ndarray|like\b|union|optional|nest|sparse|ragged",
-                              re.IGNORECASE)
 
 
 class Summaries:
@@ -140,7 +135,8 @@ class Summaries:
         if scope is None or param is None or not (param.default is None or is_none(param.default)):
             return None  # a default other than None: the parameter is not always a tensor
         doc = self._memo(("doc", id(function)), lambda: function.get_docstring(clean=True))
-        if doc and name in doc and _documented_tensor(doc, name):
+        if doc and name in doc and documented_tensor(doc, name, self._memo(
+                ("other tensors",), lambda: imports_other_tensors(self.table.root))):
             return "tensor"
         private = function.name.value.startswith("_") and not function.name.value.startswith("__")
         nested = isinstance(scope.parent.node, (cst.FunctionDef, cst.Lambda))
@@ -383,15 +379,3 @@ def _blocks(statement):
         yield handler.body
     for case in getattr(statement, "cases", ()):
         yield case.body
-
-
-def _documented_tensor(doc: str, name: str) -> bool:
-    """The docstring's entry for ``name`` says it is a Tensor, and nothing else."""
-    for line in doc.splitlines():
-        match = _DOC_ENTRY.match(line)
-        if match and match.group(1) == name:
-            typed, text = match.group(2), match.group(3).strip()
-            described = typed if typed is not None else text
-            first = described.split(". ")[0]
-            return bool(_TENSOR_DOC.match(described)) and not _NOT_ONLY_TENSOR.search(first)
-    return False
