@@ -24,7 +24,8 @@ tf.float32)``, ``tf.size(x)``, a full reduction, ``tf.norm(x)``,
 ``tf.math.log(float(n))``), an attribute, subscript or ``d.get(k, 1.0)`` not
 known to be a tensor (``self.eps``, ``cfg["eps"]``: often Python floats) or a
 parameter with a number default does not count.  Nor do two operands the code
-gives one shape: element-wise functions of the same value (``p * tf.math.log(p + 1e-8)``), ``tf.ones_like(t)`` / ``tf.zeros_like(t)`` /
+gives one shape: element-wise functions of the same value
+(``p * tf.math.log(p + 1e-8)``), ``tf.ones_like(t)`` / ``tf.zeros_like(t)`` /
 ``tf.fill(tf.shape(t), v)`` against ``t``, ``tf.reshape(a, s)`` against
 ``tf.reshape(b, s)``, slices of one tensor of the same extents
 (``x[:, 1:] - x[:, :-1]``; ``x[:, 0:1]`` against a ``keepdims=True`` reduction
