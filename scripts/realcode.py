@@ -175,11 +175,52 @@ UNITS = [
          "2bf0c8b6adbc5f0b9b0abb2149fe9cf47a978976", "mixed", "some"),
     Unit("tensorflow+fold", "github", "tensorflow/fold",
          "0e7ca14832a14a5f2009d4e0424783a80e7d7a2c", "tf1", "no", notebooks=True),
+    # --- added in round 6 (more fresh held-out code: TF1 tutorials and research) ---
+    Unit("nfmcclure+tensorflow_cookbook", "github", "nfmcclure/tensorflow_cookbook",
+         "d998edfe7df11177df2ea17814be7bd6193788c9", "tf1", "no", notebooks=True),
+    Unit("sjchoi86+Tensorflow-101", "github", "sjchoi86/Tensorflow-101",
+         "582cc1d946f0ecbce078e493b8ccb1d7b40684df", "tf1", "some", notebooks=True),
+    Unit("MorvanZhou+tutorials", "github", "MorvanZhou/tutorials",
+         "c36c8995951bc09890efd329635c2b74bd532610", "tf1", "no", notebooks=True),
+    Unit("dennybritz+reinforcement-learning", "github", "dennybritz/reinforcement-learning",
+         "2b832284894a65eccdd82353cc446f68d100676e", "tf1", "no", notebooks=True),
+    Unit("carpedm20+BEGAN-tensorflow", "github", "carpedm20/BEGAN-tensorflow",
+         "722b3f1a2ff9fd79b8508d3fd29b2a15e4e8ae36", "tf1", "no"),
+    Unit("carpedm20+deep-rl-tensorflow", "github", "carpedm20/deep-rl-tensorflow",
+         "95d3e2dde77d4a7a393ec418fe3537094d08c2ba", "tf1", "no"),
+    Unit("carpedm20+pixel-rnn-tensorflow", "github", "carpedm20/pixel-rnn-tensorflow",
+         "1d98c28c62ed9c9584a342b63e4612dd9e5ae688", "tf1", "some"),
+    Unit("carpedm20+simulated-unsupervised-tensorflow", "github", "carpedm20/simulated-unsupervised-tensorflow",
+         "eafa49f0a98641c99b66c8eafbac48314363ae0f", "tf1", "no"),
+    Unit("devsisters+DQN-tensorflow", "github", "devsisters/DQN-tensorflow",
+         "c7b1f1051dfa152530322445fc8febb9a2ea078b", "tf1", "no"),
+    Unit("Kyubyong+tacotron", "github", "Kyubyong/tacotron", "379bb7f54c3359ffe97d1f09a773bc6da49eba6f", "tf1", "no"),
+    Unit("suriyadeepan+practical_seq2seq", "github", "suriyadeepan/practical_seq2seq",
+         "eb2e44b77b0b4af52c8d1b6d41e19919873a7f4f", "tf1", "no", notebooks=True),
+    Unit("igul222+improved_wgan_training", "github", "igul222/improved_wgan_training",
+         "fa66c574a54c4916d27c55441d33753dcc78f6bc", "tf1", "some"),
+    Unit("asrivat1+DeepLearningVideoGames", "github", "asrivat1/DeepLearningVideoGames",
+         "2377a8e26314346323587bd8151eeb8aba7fd3e4", "tf1", "some"),
+    Unit("ahangchen+GDLnotes", "github", "ahangchen/GDLnotes", "a002ded2ee8a800e1ed0cf31750cdd5ba03beed9", "tf1",
+         "some"),
+    Unit("guillaumegenthial+sequence_tagging", "github", "guillaumegenthial/sequence_tagging",
+         "5cb9890e7c52e35a1239378da43a8de7be508003", "tf1", "no"),
+    Unit("openai+maddpg", "github", "openai/maddpg", "3ceefa0ada3ff31d633dd0bde8ff95213ce99be3", "tf1", "no"),
+    Unit("vanhuyz+CycleGAN-TensorFlow", "github", "vanhuyz/CycleGAN-TensorFlow",
+         "befe2f57032ee6c25d0dbd1f497f5b5432375da5", "tf1", "no"),
+    Unit("hardikbansal+CycleGAN", "github", "hardikbansal/CycleGAN",
+         "a0d07f69ae4d7d69ad9fa76546cc78e986026f4e", "tf1", "no", notebooks=True),
+    Unit("openai+evolution-strategies-starter", "github", "openai/evolution-strategies-starter",
+         "951f19986921135739633fb23e55b2075f66c2e6", "tf1", "no"),
+    Unit("IsaacChanghau+neural_sequence_labeling", "github", "IsaacChanghau/neural_sequence_labeling",
+         "10b5585235d5500b78bff81d4f8f3c818cd3af00", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
-# UNITS[:37] are the original units, UNITS[37:49] were added in round 3 and UNITS[49:76] in round 5;
-# ROUND5 selects the round-5 units for a measurement on them alone (heldout.py --units round5).
+# UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5 and
+# UNITS[76:96] in round 6; ROUND5 and ROUND6 select a round's units for a measurement on them alone
+# (heldout.py --units round5, --units round6).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
+ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 
 # The split, fixed before any tuning (quality/CORPUS.md): units ordered by the SHA-256 of
 # f"{SPLIT_SALT}:{name}", the first half (rounded down) held out.  SPLIT_SALT is the first of
