@@ -39,6 +39,9 @@ def lint(source):
           "    y = tf.identity(x)\n", [(5, 9, "TFE601")]),
     (V1 + "sess = tf.Session()\ndef step():\n    return sess.run(op)\ndef build():\n    return tf.add(x, 1)\n"
           "for i in range(3):\n    step()\n    build()\n", [(9, 5, "TFE601")]),
+    # a session on a graph that is not known to be new
+    (V1 + "def f(g):\n    for i in range(3):\n        with tf.Session(graph=g) as sess:\n"
+          "            sess.run(tf.identity(x))\n", [(5, 22, "TFE601")]),
     # a module-local function called in the loop that does not reset the graph
     (V1 + "def seed(s=42):\n    tf.set_random_seed(s)\nsess = tf.Session()\nfor i in range(3):\n"
           "    seed()\n    sess.run(tf.identity(x))\n", [(7, 14, "TFE601")]),
@@ -78,6 +81,11 @@ def test_findings(source, expected):
          "        with tf.Session() as sess:\n            sess.run(y)\n",
     V1 + "for i in range(3):\n    tf.reset_default_graph()\n    y = tf.constant(i)\n"
          "    with tf.Session() as sess:\n        sess.run(y)\n",
+    # a session on a fresh graph makes that graph the default: ops built under it go there
+    V1 + "for i in range(3):\n    g = tf.Graph()\n    with tf.Session(graph=g) as sess:\n        sess.run(tf.constant(i))\n",
+    V1 + "def train(x):\n    graph = tf.Graph()\n    with graph.as_default():\n        y = tf.identity(x)\n"
+         "    with tf.Session(graph=graph) as sess:\n        tf.global_variables_initializer().run()\n"
+         "        return sess.run(y)\nfor i in range(3):\n    train(i)\n",
     V1 + "def reset_graph(seed=42):\n    tf.reset_default_graph()\n    tf.set_random_seed(seed)\n"
          "for i in range(3):\n    reset_graph()\n    y = tf.constant(i)\n"
          "    with tf.Session() as sess:\n        sess.run(y)\n",

@@ -13,7 +13,7 @@ import libcst as cst
 
 from .kinds import returns_tensor
 from .names import FUNCTION_LIKE, OTHER, Assigned, Scope
-from .syntax import bindings_in, code_children
+from .syntax import bindings_in, call_arg, code_children
 from .tf_api import (ITERATOR_FACTORIES, OP_BUILDER_PREFIXES, OP_BUILDERS, SESSIONS, VARIABLES, TFName,
                      tf_name)
 
@@ -232,15 +232,24 @@ class SessionLoops:
 
     # -- loops ----------------------------------------------------------------------
     def fresh_graph(self, with_node: cst.With, scope: Scope) -> bool:
-        """``with tf.Graph().as_default():`` (or a name bound to ``tf.Graph()``)."""
+        """``with tf.Graph().as_default():`` (or a name bound to ``tf.Graph()``), or ``with
+        tf.Session(graph=<such a graph>):``, which makes its graph the default one too."""
         for item in with_node.items:
             call = item.item
-            if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
-                    and call.func.attr.value == "as_default":
-                graph = self.called_api(call.func.value, scope)
-                if graph is not None and graph.path == "Graph":
+            if type(call) is not cst.Call:
+                continue
+            if type(call.func) is cst.Attribute and call.func.attr.value == "as_default":
+                if self._new_graph(call.func.value, scope):
+                    return True
+            elif getattr(self.api(call.func, scope), "path", None) in ("Session", "InteractiveSession"):
+                graph = call_arg(call, 1, "graph")
+                if graph is not None and self._new_graph(graph.value, scope):
                     return True
         return False
+
+    def _new_graph(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        graph = self.called_api(expr, scope)
+        return graph is not None and graph.path == "Graph"
 
     def resets_graph(self, loop: cst.CSTNode, scope: Scope, depth: int = 0) -> bool:
         """``tf.reset_default_graph()`` in the body of ``loop`` (a loop or a function), directly or

@@ -25,10 +25,10 @@ every binding of which is a session (``with tf.Session() as sess``,
 a session, on a tensor, variable or op bound once, or when it calls a
 module-local function that does; sessions passed as parameters are not seen.
 Ops under an ``if`` (except a periodic ``step % n == 0``), in an except
-handler, in a fresh ``tf.Graph()``, or in a loop that calls
-``tf.reset_default_graph()`` (directly or through a module-local function) are
-not reported, nor are calls of module-local functions that build ops only
-sometimes (cached ops).  An op that reads what
+handler, in a fresh ``tf.Graph()`` (``as_default()``, or a session given one),
+or in a loop that calls ``tf.reset_default_graph()`` (directly or through a
+module-local function) are not reported, nor are calls of module-local
+functions that build ops only sometimes (cached ops).  An op that reads what
 the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
 (``variables[i].assign(...)``); a loop that builds some op from its elements
