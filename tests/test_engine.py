@@ -218,3 +218,18 @@ def test_findings_below_the_minimum_severity_are_dropped_before_their_positions(
     assert located == [2, 1]  # nothing to locate at error
     broken = lint_document("import tensorflow as tf\nx = (\n", "m.py", severity=ERROR).diagnostics
     assert [d.code for d in broken] == ["TFE000"]
+
+
+@pytest.mark.parametrize("source, lines", [
+    # after a raise, return, continue or break in the same block: never runs, not reported
+    ("def f(x):\n    raise NotImplementedError\n    return tf.reduce_sum(x, keep_dims=True)\n", []),
+    ("def f(x):\n    y = 1; return y\n    tf.reduce_sum(x, keep_dims=True)\n", []),
+    ("for x in xs:\n    continue\n    tf.reduce_sum(x, keep_dims=True)\n", []),
+    # near misses: a jump under an `if`, code after the jumping block, the module's top level
+    ("def f(x, c):\n    if c:\n        raise ValueError\n    return tf.reduce_sum(x, keep_dims=True)\n", [4]),
+    ("def f(x):\n    for v in x:\n        break\n    return tf.reduce_sum(x, keep_dims=True)\n", [4]),
+    ("raise SystemExit\ny = tf.reduce_sum(x, keep_dims=True)\n", [2]),  # a notebook runs cell by cell
+])
+def test_code_that_never_runs_is_not_reported(source, lines):
+    found = lint_source("import tensorflow as tf\n" + source, select=["TFE102"])
+    assert [d.line - 1 for d in found] == lines

@@ -2,7 +2,11 @@
 
 libcst's own ``visit`` rebuilds every node it passes; this walk reads the
 fields and builds nothing, skipping whitespace, comments and punctuation unless
-a visitor asks for one of those types.
+a visitor asks for one of those types.  Statements that follow a ``return``,
+``raise``, ``continue`` or ``break`` in the same indented block never run and
+are not walked: nothing is reported in them.  At a module's top level they are
+(a notebook's cells run one at a time, so a ``raise`` ending one cell does not
+stop the next).
 """
 from __future__ import annotations
 
@@ -13,8 +17,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ..analysis.context import SCOPE_NODES, Context
-from ..analysis.syntax import fields_for_code
+from ..analysis.syntax import JUMPS, fields_for_code
 
+_JUMP_TYPES = frozenset(JUMPS)
 # Whitespace, comments and punctuation: they hold nothing but more of the same.
 TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline,
           cst.Comment, cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.ImportStar,
@@ -173,12 +178,15 @@ class Traversal(cst.CSTVisitor):
             value = getattr(node, name)
             kind = type(value)
             if kind is tuple or kind is list:
+                block = type(node) is cst.IndentedBlock
                 for item in value:
                     plan = plans.get(type(item))
                     if plan is None:
                         plan = self._plan(item)
                     if plan:
                         self._walk(item, plan, node)
+                    if block and type(item) is cst.SimpleStatementLine and type(item.body[-1]) in _JUMP_TYPES:
+                        break  # the rest of the block never runs
             else:
                 plan = plans.get(kind)
                 if plan is None:
