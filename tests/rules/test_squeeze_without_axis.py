@@ -3,6 +3,8 @@ import pytest
 from tfe_testing import FIXTURES, load_module
 from tfe_testing import findings
 
+PX = ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float32, [None, 1])\n"
+      "y = tf.placeholder(tf.float32, [None])\n")
 CASES = [
     ("import tensorflow as tf\ny = tf.squeeze(x)\n", [(2, 5, "TFE103")]),
     ("import tensorflow.compat.v1 as tf\ny = tf.squeeze(x, name='s')\n", [(2, 5, "TFE103")]),
@@ -26,6 +28,16 @@ CASES = [
     ("import tensorflow as tf\ny = tf.squeeze(x)\n", "info"),
     ("import tensorflow as tf\ny = tf.squeeze(self.variance)\n", "info"),
     ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float32, [1, None])\ny = tf.squeeze(x)\n", "info"),
+    # into a full reduction or a histogram through element-wise ops: a lost size-1 dimension only
+    # broadcasts there
+    (PX + "a = tf.reduce_mean(tf.cast(tf.equal(tf.squeeze(x), y), tf.float32))\n", "info"),
+    (PX + "a = tf.reduce_sum(-tf.math.log(tf.squeeze(x)) * 2.0)\n", "info"),
+    (PX + "tf.summary.histogram('h', tf.squeeze(x))\n", "info"),
+    # near misses: a reduction along an axis, a concatenation, a name used elsewhere
+    (PX + "a = tf.reduce_sum(tf.squeeze(x), axis=0)\n", "warning"),
+    (PX + "a = tf.reduce_mean(tf.concat([tf.squeeze(x), y], 0))\n", "warning"),
+    (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a)\n", "warning"),
+    (PX + "a = tf.reduce_sum(tf.squeeze(x) @ w)\n", "warning"),
 ])
 def test_warning_only_where_a_batch_dimension_shows(source, expected):
     from tflint_effective.engine.lint import lint_source

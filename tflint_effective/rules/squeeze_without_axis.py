@@ -8,7 +8,10 @@ broadcasts) on the last, short batch or at inference with batch 1.
 Severity (the same in every mode): a warning where the squeezed value shows a
 batch dimension (a placeholder whose first dimension is ``None``, the output of
 a layer, or a value computed from one of these); info elsewhere, where the value
-may be a parameter or a statistic with no batch dimension at all.  A value whose
+may be a parameter or a statistic with no batch dimension at all, or where the
+squeezed value goes, through element-wise ops, into a full reduction or a
+histogram summary (``tf.reduce_mean(tf.cast(tf.equal(tf.squeeze(p), y), tf.float32))``),
+where size-1 dimensions only broadcast and losing one changes nothing.  A value whose
 static shape the code spells out (``tf.squeeze(tf.constant([[1.0]]))``) has no
 dimension to lose by surprise: not reported.
 
@@ -22,12 +25,22 @@ import libcst as cst
 
 from ..analysis.static_shapes import static_shape
 from ..analysis.syntax import call_arg, has_star_args
+from ..analysis.tf_api import REDUCTIONS, with_math
 from ..rule import INFO, WARNING, Rule
 
 TARGETS = {"squeeze"}
 # Element-wise ops: their result keeps the batch dimension of their first operand.
 ELEMENTWISE = {"identity", "cast", "sigmoid", "tanh", "exp", "log", "abs", "square", "sqrt", "nn.relu",
                "nn.sigmoid", "nn.tanh", "nn.softmax", "nn.log_softmax", "stop_gradient", "nn.elu"}
+
+
+COMPARISONS = with_math("equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "add",
+                        "subtract", "multiply", "divide", "maximum", "minimum")
+# Where a value's size-1 dimensions make no difference: reductions without an axis, and
+# histograms, which flatten what they are given.
+FULL_REDUCTIONS = with_math(*REDUCTIONS)
+HISTOGRAMS = {"summary.histogram"}
+PASS_THROUGH = (cst.Arg, cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation)
 
 
 class SqueezeWithoutAxis(Rule):
@@ -53,7 +66,32 @@ class SqueezeWithoutAxis(Rule):
         operand = call_arg(node, 0, "input")
         if operand is None or static_shape(self.context, operand.value) is not None:
             return
-        self.report(node, severity=WARNING if self._batched(operand.value, 4) else INFO)
+        batched = self._batched(operand.value, 4) and not self._rank_free_use()
+        self.report(node, severity=WARNING if batched else INFO)
+
+    def _rank_free_use(self) -> bool:
+        """The squeezed value goes, through element-wise ops only, into a full reduction or a
+        histogram summary (``tf.reduce_mean(tf.cast(tf.equal(tf.squeeze(p), y), tf.float32))``):
+        size-1 dimensions only broadcast there, so dropping one changes nothing."""
+        ancestors = self.context.ancestors
+        for position in range(len(ancestors) - 2, -1, -1):
+            node = ancestors[position]
+            kind = type(node)
+            if kind in PASS_THROUGH and not (kind is cst.BinaryOperation and type(node.operator) is cst.MatrixMultiply):
+                continue
+            if kind is not cst.Call:
+                return False
+            name = self.context.tf_call(node)
+            if name is None:
+                return False
+            path = name.path
+            if path in HISTOGRAMS:
+                return True
+            if path in FULL_REDUCTIONS:
+                return call_arg(node, 1, "axis") is None and call_arg(node, None, "reduction_indices") is None
+            if name.canonical not in ELEMENTWISE and path not in COMPARISONS:
+                return False
+        return False
 
     def _batched(self, expr: cst.BaseExpression, depth: int) -> bool:
         """``expr`` certainly has a batch dimension: a placeholder of shape ``[None, ...]``, a
