@@ -92,15 +92,16 @@ def test_loops_autograph_converts_are_reported_in_eager_code_only():
 
 
 def test_eager_only_exemptions_leave_graphs_reported():
-    """A literal handful and slices handed to Python cost little in eager code; graphs unroll them."""
+    """A literal handful and slices handed to Python cost little in eager code; graphs unroll them
+    (the printed slices, not gathered, at info)."""
     body = "for i in range(9):\n    z += x[i]\nfor i in range(500):\n    print(x[i])\n"
     assert severities(HEADER + body) == []
     v1 = "import tensorflow.compat.v1 as tf\nx = tf.random_normal([500, 4])\nz = tf.zeros([4])\n"
-    assert severities(v1 + body) == [(5, "warning"), (7, "warning")]
+    assert severities(v1 + body) == [(5, "warning"), (7, "info")]  # printed, not gathered: info
     compiled = ("import tensorflow as tf\n@tf.function\ndef f():\n    x = tf.random.normal([500, 4])\n"
                 "    z = tf.zeros([4])\n    for i in range(9):\n        z += x[i]\n    for i in range(500):\n"
                 "        print(x[i])\n    return z\n")
-    assert severities(compiled) == [(7, "warning"), (9, "warning")]
+    assert severities(compiled) == [(7, "warning"), (9, "info")]
 
 
 def test_a_helper_called_only_from_tf_function_is_traced():
@@ -116,9 +117,9 @@ def test_a_helper_called_only_from_tf_function_is_traced():
     ("from tensorflow import gather, random\nx = random.normal([500, 4])\n", "gather"),
 ])
 def test_graph_mode_and_aliases(header, gather):
-    source = header + f"for i in range(500):\n    y = {gather}(x, i) + x[i]\n"
-    column = len(f"    y = {gather}(x, i) + ") + 1
-    assert findings(source, select=["TFE201"]) == [(4, 9, "TFE201"), (4, column, "TFE201")]
+    source = header + f"for i in range(500):\n    y += {gather}(x, i) + x[i]\n"
+    column = len(f"    y += {gather}(x, i) + ") + 1
+    assert findings(source, select=["TFE201"]) == [(4, 10, "TFE201"), (4, column, "TFE201")]
     assert severities(source) == [(4, "warning"), (4, "warning")]
 
 
@@ -136,3 +137,20 @@ def test_bad_unrolls_one_slice_per_row_and_good_is_constant(tf):
     assert bad.shown_rows(20)["shown"] == [float(4 * i) for i in range(20)]
     graph = bad.row_sum_through_helper.get_concrete_function().graph
     assert [op.type for op in graph.get_operations() if "While" in op.type] == ["StatelessWhile"]
+
+
+@pytest.mark.parametrize("body, expected", [
+    # gathered across iterations: accumulated, appended, collected by a comprehension
+    ("for i in range(500):\n    z = z + 2.0 * x[i]\n", "warning"),
+    ("out = []\nfor i in range(500):\n    out.append(tf.nn.relu(x[i]))\n", "warning"),
+    ("s = tf.add_n([tf.gather(x, i) * 2.0 for i in range(500)])\n", "warning"),
+    ("for i in range(500):\n    z += tf.reduce_sum(x[i], axis=0)\n", "warning"),
+    # one step of other per-row work: a shape, a value bound to a name, an unknown function
+    ("for i in range(500):\n    noise = tf.random_normal([tf.cast(x[i][0], tf.int32)])\n", "info"),
+    ("for i in range(500):\n    row = x[i]\n", "info"),
+    ("for i in range(500):\n    y = model(x[i])\n", "info"),
+    ("for i in range(500):\n    z = tf.reduce_sum(x[i], axis=0)\n", "info"),
+])
+def test_warning_where_the_slices_are_gathered(body, expected):
+    v1 = "import tensorflow.compat.v1 as tf\nx = tf.random_normal([500, 4])\nz = tf.zeros([4])\n"
+    assert [severity for _, severity in severities(v1 + body)] == [expected]

@@ -8,7 +8,12 @@ eager ~10,000x slower than ``tf.reduce_sum(x, axis=0)``; traced, 2,503 graph
 ops and ~4 s for the first call instead of 4 ops).  ``tf.unstack(x)`` slices
 everything with one op (~7x faster than per-row slicing in eager mode); a
 vectorised op (``tf.reduce_sum``, ``tf.map_fn``, ``tf.vectorized_map``) is the
-real cure.  Severity: warning wherever the loop is certainly run by Python.
+real cure.  Severity: a warning where the loop is certainly run by Python and
+the slices are gathered across iterations (accumulated, ``z += x[i]`` or ``z =
+z + f(x[i])``; appended; a comprehension's element, through TensorFlow ops and
+operators), the pattern one vectorised op replaces; info where a slice is one
+step of other per-row work (a shape, a value bound to a name, an argument of
+your own function), where the loop is often inherent (ragged examples).
 Inside ``tf.function`` autograph turns ``for i in tf.range(n)`` (or ``range``
 of a tensor) into one ``tf.while_loop``: such loops are reported in eager code
 only, and ``for`` statements whose iterable is not provably Python's
@@ -52,7 +57,7 @@ import libcst as cst
 from ..analysis.loops import enclosing_loops, is_python_int, names_in, range_arguments
 from ..analysis.static_shapes import static_shape
 from ..analysis.syntax import call_arg, has_star_args
-from ..rule import DISPLAY_ONLY, MODES, WARNING, Rule, per_mode
+from ..rule import DISPLAY_ONLY, INFO, MODES, WARNING, Rule, per_mode
 
 # Slicing ops and the keyword of the sliced tensor (always the first parameter).
 SLICING_OPS = {"slice": "input_", "strided_slice": "input_", "gather": "params",
@@ -64,6 +69,8 @@ DISPLAY_MODULES = ("matplotlib.", "PIL.", "IPython.", "seaborn.")
 EVERYWHERE = per_mode(WARNING)
 UNLESS_AUTOGRAPH = per_mode(WARNING, F=None)
 EAGER_ONLY = per_mode(None, E=WARNING)
+COMPREHENSIONS = (cst.ListComp, cst.GeneratorExp, cst.SetComp)  # their ``elt`` is collected
+OPERATORS = (cst.BinaryOperation, cst.UnaryOperation)
 
 
 class TensorSlicedInPythonLoop(Rule):
@@ -92,7 +99,7 @@ class TensorSlicedInPythonLoop(Rule):
             return  # x[i][j]: reported once, at x[i]
         severity = self._severity(node.value, node.slice)
         if severity:
-            self.report(node, severity=self._unless_shown(node, severity))
+            self.report(node, severity=self._unless_shown(node, self._unless_gathered(severity)))
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
@@ -104,7 +111,7 @@ class TensorSlicedInPythonLoop(Rule):
             indices = [arg for arg in node.args if arg is not sliced]
             severity = self._severity(sliced.value, indices)
             if severity:
-                self.report(node, severity=self._unless_shown(node, severity))
+                self.report(node, severity=self._unless_shown(node, self._unless_gathered(severity)))
 
     def _severity(self, sliced, index):
         """Per-mode severity when ``sliced`` is a tensor indexed by a loop variable."""
@@ -121,6 +128,38 @@ class TensorSlicedInPythonLoop(Rule):
                  for loop in loops]
         severity = {mode: WARNING for mode in MODES if any(m[mode] for m in modes)}
         return per_mode(None, **severity) if severity else None
+
+    def _unless_gathered(self, severity):
+        if self._gathered():
+            return severity
+        return per_mode({mode: INFO if level else None for mode, level in severity.items()})
+
+    def _gathered(self) -> bool:
+        """The slice, or what TensorFlow ops and operators make of it, is gathered across
+        iterations: accumulated (``z += x[i]``, ``z = z + ...``), appended (``out.append(...)``)
+        or a comprehension's element: the pattern one vectorised op replaces.  Elsewhere the
+        slice is one step of other per-row work (a shape, a ragged example), often inherent."""
+        ancestors = self.context.ancestors
+        child = ancestors[-1]
+        for parent in reversed(ancestors[:-1]):
+            kind = type(parent)
+            if kind is cst.AugAssign:
+                return child is parent.value
+            if kind is cst.Assign:
+                targets = {target.target.value for target in parent.targets if type(target.target) is cst.Name}
+                return bool(targets & names_in([parent.value]))
+            if kind in COMPREHENSIONS:
+                return child is parent.elt
+            if kind is cst.Call and child is not parent.func:
+                if type(parent.func) is cst.Attribute and parent.func.attr.value in ("append", "extend"):
+                    return True
+                if self.context.tf_call(parent) is None:
+                    return False
+            elif not (kind is cst.Arg and parent.keyword is None or kind in OPERATORS
+                      or kind is cst.Subscript and parent.value is child):
+                return False
+            child = parent
+        return False
 
     def _few_in_eager(self, loop) -> bool:
         """A literal count of at most 16 (``range(9)``, ``n = 16; range(1, n)``): eager code
