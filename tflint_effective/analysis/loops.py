@@ -113,6 +113,22 @@ def range_arguments(context, iterable: cst.BaseExpression) -> Optional[List[cst.
     return None
 
 
+def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
+    """How many times a ``for`` over ``iterable`` runs, when the source spells it out: a list or
+    tuple literal, or ``range`` of integer literals (also through names bound once to them)."""
+    if type(iterable) in (cst.List, cst.Tuple):
+        elements = iterable.elements
+        return None if any(type(element) is cst.StarredElement for element in elements) else len(elements)
+    bounds = range_arguments(context, iterable)
+    values = [(context.assigned_value(b) or b) if type(b) is cst.Name else b for b in bounds or ()]
+    if not values or len(values) > 3 or not all(type(value) is cst.Integer for value in values):
+        return None
+    try:
+        return len(range(*(int(value.value, 0) for value in values)))
+    except ValueError:  # range(0, 9, 0)
+        return None
+
+
 def is_python_int(context, expr: cst.BaseExpression) -> bool:
     """Certainly a Python int when traced: literals, ``len(...)``, ``x.shape[0]``, arithmetic."""
     if isinstance(expr, cst.Integer):

@@ -54,7 +54,7 @@ from typing import Set
 
 import libcst as cst
 
-from ..analysis.loops import enclosing_loops, is_python_int, names_in, range_arguments
+from ..analysis.loops import enclosing_loops, is_python_int, literal_count, names_in, range_arguments
 from ..analysis.static_shapes import static_shape
 from ..analysis.syntax import call_arg, has_star_args
 from ..rule import DISPLAY_ONLY, INFO, MODES, WARNING, Rule, per_mode
@@ -164,14 +164,8 @@ class TensorSlicedInPythonLoop(Rule):
     def _few_in_eager(self, loop) -> bool:
         """A literal count of at most 16 (``range(9)``, ``n = 16; range(1, n)``): eager code
         pays about a millisecond for such slices; graphs still unroll them."""
-        if isinstance(loop.iter, (cst.List, cst.Tuple)):
-            return len(loop.iter.elements) <= FEW_EAGER_ITERATIONS and not any(
-                isinstance(element, cst.StarredElement) for element in loop.iter.elements)
-        bounds = range_arguments(self.context, loop.iter)
-        values = [self._value(bound) for bound in bounds or ()]
-        if not values or len(values) > 3 or not all(isinstance(v, cst.Integer) for v in values):
-            return False
-        return len(range(*(int(v.value, 0) for v in values))) <= FEW_EAGER_ITERATIONS
+        count = literal_count(self.context, loop.iter)
+        return count is not None and count <= FEW_EAGER_ITERATIONS
 
     def _unless_shown(self, node, severity):
         """Off in eager code when the slice goes straight to Python: the receiver of
