@@ -214,13 +214,64 @@ UNITS = [
          "951f19986921135739633fb23e55b2075f66c2e6", "tf1", "no"),
     Unit("IsaacChanghau+neural_sequence_labeling", "github", "IsaacChanghau/neural_sequence_labeling",
          "10b5585235d5500b78bff81d4f8f3c818cd3af00", "tf1", "no"),
+    # --- added in round 7 (fresh held-out code for the final rules) ---
+    Unit("udacity+deep-learning", "github", "udacity/deep-learning",
+         "6d8bdf6596a1243cf95981ccc815e4ab49bf5cc8", "tf1", "no", notebooks=True),
+    Unit("Hezi-Resheff+Oreilly-Learning-TensorFlow", "github", "Hezi-Resheff/Oreilly-Learning-TensorFlow",
+         "adda1fe400aa2b056780797b801aaf33a1dbeee0", "tf1", "no", notebooks=True),
+    Unit("jorditorresBCN+LibroTensorFlow", "github", "jorditorresBCN/LibroTensorFlow",
+         "202f5976848b5cbffc2af1355d839044976826a7", "tf1", "some"),
+    Unit("ericjang+draw", "github", "ericjang/draw", "56bb9404bc3d01da1e1ed2930660221f8c39f7b0", "tf1", "no"),
+    Unit("ericjang+gumbel-softmax", "github", "ericjang/gumbel-softmax",
+         "4deb8bd4788432c86a0587b97a2d3e16f9e9b6a1", "tf1", "no", notebooks=True),
+    Unit("ikostrikov+TensorFlow-VAE-GAN-DRAW", "github", "ikostrikov/TensorFlow-VAE-GAN-DRAW",
+         "380b30c2f8577ea29681d3734b311e6562835019", "tf1", "no"),
+    Unit("jonbruner+generative-adversarial-networks", "github", "jonbruner/generative-adversarial-networks",
+         "2e792d92b823f5a2c9c8095420869a539aa0819c", "tf1", "no", notebooks=True),
+    Unit("jonbruner+ezgan", "github", "jonbruner/ezgan",
+         "b6028f7e1389e578e34a33af7dbc0fd141dcc9fb", "tf1", "no", notebooks=True),
+    Unit("shekkizh+FCN.tensorflow", "github", "shekkizh/FCN.tensorflow",
+         "691effb86f41ceef614859447f754f4e5f13c7d1", "tf1", "no", notebooks=True),
+    Unit("MarvinTeichmann+tensorflow-fcn", "github", "MarvinTeichmann/tensorflow-fcn",
+         "83a828382f7eaeda584357a56094c78d9fa13013", "tf1", "no"),
+    Unit("YixuanLi+densenet-tensorflow", "github", "YixuanLi/densenet-tensorflow",
+         "ea993afdb4db099c760858fcce18a6133d02ebda", "tf1", "no"),
+    Unit("carpedm20+variational-text-tensorflow", "github", "carpedm20/variational-text-tensorflow",
+         "7484a5236865fc07602cc60d4e940430e349caae", "tf1", "no"),
+    Unit("carpedm20+MemN2N-tensorflow", "github", "carpedm20/MemN2N-tensorflow",
+         "f8f4da4ca1b3a4afa764748a6907e79ab2be1ffd", "tf1", "no"),
+    Unit("llSourcell+tensorflow_chatbot", "github", "llSourcell/tensorflow_chatbot",
+         "0ab31017249fe5ef32e0b9027bb5b3196bd47a60", "tf1", "no"),
+    Unit("SullyChen+Autopilot-TensorFlow", "github", "SullyChen/Autopilot-TensorFlow",
+         "33b9e5f91a1c25fbe5cf5644b01f4d9d9a48193e", "tf1", "no"),
+    Unit("cysmith+neural-style-tf", "github", "cysmith/neural-style-tf",
+         "a2c374f9ee2938f0022e1e0b720f4eb28cf7d0a8", "tf1", "no"),
+    Unit("hzy46+fast-neural-style-tensorflow", "github", "hzy46/fast-neural-style-tensorflow",
+         "eeaa47d359e5c589a4cc6ccbf8c0450ccc657d2d", "tf1", "no"),
+    Unit("david-gpu+srez", "github", "david-gpu/srez", "d65a2aabdb04122be95e61c8aa420036cd6336d6", "tf1", "no"),
+    Unit("keithito+tacotron", "github", "keithito/tacotron", "d26c763342518d4e432e9c4036a1aff3b4fdaa1e", "tf1", "no"),
+    Unit("bamos+dcgan-completion.tensorflow", "github", "bamos/dcgan-completion.tensorflow",
+         "6b0a06c300e65f209b0283ab7c076a40c42e40bb", "tf1", "no"),
+    Unit("dennybritz+chatbot-retrieval", "github", "dennybritz/chatbot-retrieval",
+         "aac42717f156665e3b8341f20514254733ad3eb4", "tf1", "no", notebooks=True),
+    Unit("dennybritz+tf-rnn", "github", "dennybritz/tf-rnn",
+         "3d521eefb5f0938c68585fb823490dc8db6eee98", "tf1", "no", notebooks=True),
+    Unit("jiegzhan+multi-class-text-classification-cnn-rnn", "github",
+         "jiegzhan/multi-class-text-classification-cnn-rnn", "5db803b7c156655ead270cb9788148dc8c7f6afd", "tf1", "no"),
+    Unit("gaussic+text-classification-cnn-rnn", "github", "gaussic/text-classification-cnn-rnn",
+         "90dd55cccacac663e87445ed356bf59307864168", "tf1", "no"),
+    Unit("roomylee+cnn-relation-extraction", "github", "roomylee/cnn-relation-extraction",
+         "88110201473f18d0d4eb36108b159c0c4374591b", "tf1", "no"),
+    Unit("Rayhane-mamah+Tacotron-2", "github", "Rayhane-mamah/Tacotron-2",
+         "ab5cb08a931fc842d3892ebeb27c8b8734ddd4b8", "tf1", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
-# UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5 and
-# UNITS[76:96] in round 6; ROUND5 and ROUND6 select a round's units for a measurement on them alone
-# (heldout.py --units round5, --units round6).
+# UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
+# UNITS[76:96] in round 6 and UNITS[96:122] in round 7; ROUND5, ROUND6 and ROUND7 select a round's
+# units for a measurement on them alone (heldout.py --units round5, round6, round7).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
+ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
 
 # The split, fixed before any tuning (quality/CORPUS.md): units ordered by the SHA-256 of
 # f"{SPLIT_SALT}:{name}", the first half (rounded down) held out.  SPLIT_SALT is the first of
