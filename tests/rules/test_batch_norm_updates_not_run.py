@@ -7,6 +7,7 @@ V1 = "import tensorflow.compat.v1 as tf\n"
 TF = "import tensorflow as tf\n"
 SLIM = V1 + "from tensorflow.contrib import slim\n"
 TRAIN = "train_op = tf.train.AdamOptimizer(0.1).minimize(loss)\n"
+INFER = "e = tf.layers.batch_normalization(x, training=False, name='bn', reuse=True)\n"  # reads the moving statistics
 
 
 def lint(source):
@@ -14,11 +15,11 @@ def lint(source):
 
 
 @pytest.mark.parametrize("source, expected", [
-    (V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN, [(2, 5, "TFE602")]),
+    (V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN + INFER, [(2, 5, "TFE602")]),
     # collections, dependencies and groups the module shows, none of them the update ops
     (V1 + "h = tf.layers.batch_normalization(x, training=True)\nv = tf.get_collection(tf.GraphKeys.LOSSES)\n"
           "w = tf.get_collection('weights')\nwith tf.control_dependencies([check]):\n    " + TRAIN
-          + "step = tf.group(train_op, check)\n", [(2, 5, "TFE602")]),
+          + "step = tf.group(train_op, check)\n" + INFER, [(2, 5, "TFE602")]),
     (V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN,
      [(3, 12, "TFE602")]),
     (TF + "h = tf.compat.v1.layers.batch_normalization(x, training=mode == 'train')\nsess = tf.compat.v1.Session()\n"
@@ -26,10 +27,10 @@ def lint(source):
     # contrib and slim: is_training defaults to True, updates_collections to UPDATE_OPS
     (SLIM + "h = slim.batch_norm(x)\nh = tf.contrib.layers.batch_norm(h, is_training=training)\n" + TRAIN,
      [(3, 5, "TFE602"), (4, 5, "TFE602")]),
-    (V1 + "import tf_slim as slim\nh = slim.batch_norm(x)\n" + TRAIN, [(3, 5, "TFE602")]),
-    (SLIM + "h = slim.conv2d(x, 8, 3, normalizer_fn=slim.batch_norm)\n" + TRAIN, [(3, 40, "TFE602")]),
+    (V1 + "import tf_slim as slim\nh = slim.batch_norm(x)\n" + TRAIN + INFER, [(3, 5, "TFE602")]),
+    (SLIM + "h = slim.conv2d(x, 8, 3, normalizer_fn=slim.batch_norm)\n" + TRAIN + INFER, [(3, 40, "TFE602")]),
     (SLIM + "params = {'decay': 0.9}\nh = slim.conv2d(x, 8, 3, normalizer_fn=slim.batch_norm, "
-            "normalizer_params=params)\n" + TRAIN, [(4, 40, "TFE602")]),
+            "normalizer_params=params)\n" + TRAIN + INFER, [(4, 40, "TFE602")]),
 ])
 def test_findings(source, expected):
     assert lint(source) == expected
@@ -41,6 +42,11 @@ def test_findings(source, expected):
     V1 + "TRAIN = False\nh = tf.layers.batch_normalization(x, training=TRAIN)\n" + TRAIN,
     SLIM + "h = slim.batch_norm(x, is_training=False)\nh = slim.conv2d(h, 8, 3, normalizer_fn=slim.batch_norm, "
            "normalizer_params={'is_training': False})\n" + TRAIN,
+    # every batch norm trains: the moving statistics are never read (a GAN sampling in training mode)
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN,
+    V1 + "TRAINING = True\nh = tf.layers.batch_normalization(x, training=TRAINING)\n" + TRAIN,
+    SLIM + "h = tf.contrib.layers.batch_norm(x)\nh = slim.conv2d(h, 8, 3, normalizer_fn=slim.batch_norm, "
+           "normalizer_params={'decay': 0.9})\n" + TRAIN,
     # the module runs the update ops (or updates in place)
     V1 + "h = tf.layers.batch_normalization(x, training=True)\n"
          "with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):\n    " + TRAIN,
@@ -77,7 +83,7 @@ def test_near_misses(source):
 
 
 def test_error_in_graph_mode():
-    diagnostics = lint_source(V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN,
+    diagnostics = lint_source(V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN + INFER,
                               select=["TFE602"])
     assert [(d.line, d.severity) for d in diagnostics] == [(2, "error")]
 

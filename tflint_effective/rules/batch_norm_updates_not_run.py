@@ -32,7 +32,11 @@ run: no ``UPDATE_OPS`` / ``update_ops`` in any name or string, no
 train op built in another module keeps it silent.  ``training`` counts as
 training unless it is literally False (or ``tf.layers``' default);
 contrib/slim batch norms are not reported in a module that uses
-``arg_scope`` (it may change their defaults).  Layer objects
+``arg_scope`` (it may change their defaults).  Nothing is reported in a module
+whose batch norms all train (``training`` / ``is_training`` certainly True): the
+moving statistics are read only in inference mode, and such a module never
+uses it (a GAN that samples in training mode); a program that restores the
+checkpoint for inference elsewhere is not seen.  Layer objects
 (``tf.layers.BatchNormalization``) and Keras layers are not seen.
 """
 import re
@@ -73,7 +77,7 @@ class BatchNormUpdatesNotRun(Rule):
 
     def setup(self) -> None:
         self.norms = []  # [(node, is contrib/slim)]: batch norms that train
-        self.trains = self.handled = self.arg_scope = False
+        self.trains = self.handled = self.arg_scope = self.infers = False
         self.silent_names = set()  # names that mention no update ops
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -84,6 +88,7 @@ class BatchNormUpdatesNotRun(Rule):
             position, keyword, default = known
             contrib = keyword == "is_training"  # contrib/slim: updates_collections=None updates in place
             training = call_arg(node, position, keyword)
+            self._note_mode(default if training is None else training.value)
             if (default if training is None else not self._false(training.value)) and not (
                     contrib and call_arg(node, 8, "updates_collections")):
                 self._add(node, contrib)
@@ -123,6 +128,7 @@ class BatchNormUpdatesNotRun(Rule):
         if not isinstance(value, cst.Dict) or any(not isinstance(e, cst.DictElement) for e in value.elements):
             return  # unknown parameters, or ``**more``
         keys = {e.key.raw_value: e.value for e in value.elements if isinstance(e.key, cst.SimpleString)}
+        self._note_mode(keys.get("is_training", True))
         if "updates_collections" not in keys and not self._false(keys.get("is_training", cst.Name("True"))):
             self._add(normalizer, True)
 
@@ -139,6 +145,17 @@ class BatchNormUpdatesNotRun(Rule):
         qualname = self.context.qualname(func) or ""
         return BATCH_NORM_TRAINING["batch_norm"] if (
             qualname.startswith("tf_slim.") and qualname.endswith(".batch_norm")) else None
+
+    def _note_mode(self, training) -> None:
+        """A batch norm whose training flag is not certainly True (False, or a value the mode
+        decides: ``is_training``, a placeholder, ``mode == TRAIN``) reads the moving statistics."""
+        if training is True or training is False:
+            self.infers = self.infers or not training
+            return
+        value = self.context.assigned_value(training) if type(training) is cst.Name else None
+        value = training if value is None else value
+        self.infers = self.infers or not (type(value) is cst.Name and value.value == "True"
+                                          or type(value) is cst.Integer and value.value == "1")
 
     def _false(self, value) -> bool:
         if isinstance(value, cst.Name) and value.value != "False":
@@ -166,8 +183,8 @@ class BatchNormUpdatesNotRun(Rule):
         self.handled = self.handled or node.attr.value == "updates"
 
     def leave_Module(self, node: cst.Module) -> None:
-        if not self.trains or self.handled:
-            return
+        if not self.trains or self.handled or not self.infers:
+            return  # no train op, updates run some other way, or the moving statistics are never read
         for norm, contrib in self.norms:
             if not (contrib and self.arg_scope):
                 code = self.context.module.code_for_node(norm.func if isinstance(norm, cst.Call) else norm)
