@@ -17,12 +17,12 @@ def lint(source):
     # ops, initializers, savers, assigns, optimizer steps, iterators built per step
     (SESSION + "    for b in batches:\n        sess.run(tf.reduce_mean(x, axis=0), {x: b})\n", [(5, 18, "TFE601")]),
     (SESSION + "    while True:\n        sess.run(tf.global_variables_initializer())\n", [(5, 18, "TFE601")]),
-    (SESSION + "    for epoch in range(9):\n        saver = tf.train.Saver()\n        saver.save(sess, 'm')\n"
+    (SESSION + "    for epoch in range(steps):\n        saver = tf.train.Saver()\n        saver.save(sess, 'm')\n"
                "        sess.run(x)\n", [(5, 17, "TFE601")]),
-    (V1 + "lr = tf.Variable(0.1)\nsess = tf.Session()\nfor step in range(9):\n"
+    (V1 + "lr = tf.Variable(0.1)\nsess = tf.Session()\nfor step in range(steps):\n"
           "    sess.run(lr.assign(0.1 * 0.9 ** step))\n    sess.run(tf.assign(lr, step))\n",
      [(5, 14, "TFE601"), (6, 14, "TFE601")]),
-    (V1 + "sess = tf.InteractiveSession()\nfor i in range(9):\n"
+    (V1 + "sess = tf.InteractiveSession()\nfor i in range(steps):\n"
           "    sess.run(tf.train.AdamOptimizer(0.1).minimize(loss))\n", [(4, 14, "TFE601")]),
     (V1 + "it = dataset.make_one_shot_iterator()\nwith tf.Session() as sess:\n    while True:\n"
           "        sess.run(it.get_next())\n", [(5, 18, "TFE601")]),
@@ -33,27 +33,32 @@ def lint(source):
      [(5, 19, "TFE601")]),
     (SESSION + "    for b in batches:\n        sess.run(tf.argmax(tf.nn.softmax(x), axis=1))\n", [(5, 18, "TFE601")]),
     # tensors and ops run directly, a module-local function that runs the session or builds ops
-    (V1 + "x = tf.constant([1.0])\nfor i in range(3):\n    print(tf.reduce_sum(x, axis=0).eval())\n",
+    (V1 + "x = tf.constant([1.0])\nfor i in range(steps):\n    print(tf.reduce_sum(x, axis=0).eval())\n",
      [(4, 11, "TFE601")]),
-    (V1 + "init = tf.global_variables_initializer()\nfor i in range(3):\n    init.run()\n"
+    (V1 + "init = tf.global_variables_initializer()\nfor i in range(steps):\n    init.run()\n"
           "    y = tf.identity(x)\n", [(5, 9, "TFE601")]),
     (V1 + "sess = tf.Session()\ndef step():\n    return sess.run(op)\ndef build():\n    return tf.add(x, 1)\n"
-          "for i in range(3):\n    step()\n    build()\n", [(9, 5, "TFE601")]),
+          "for i in range(steps):\n    step()\n    build()\n", [(9, 5, "TFE601")]),
+    # more than 10 iterations in all
+    (V1 + "sess = tf.Session()\nfor a in [1, 2, 3]:\n    for b in range(4):\n        sess.run(tf.identity(x))\n",
+     [(5, 18, "TFE601")]),
+    (V1 + "epochs = 15\nsess = tf.Session()\nfor e in range(epochs):\n    sess.run(tf.assign(v, e))\n",
+     [(5, 14, "TFE601")]),
     # a session on a graph that is not known to be new
-    (V1 + "def f(g):\n    for i in range(3):\n        with tf.Session(graph=g) as sess:\n"
+    (V1 + "def f(g):\n    for i in range(steps):\n        with tf.Session(graph=g) as sess:\n"
           "            sess.run(tf.identity(x))\n", [(5, 22, "TFE601")]),
     # a module-local function called in the loop that does not reset the graph
-    (V1 + "def seed(s=42):\n    tf.set_random_seed(s)\nsess = tf.Session()\nfor i in range(3):\n"
+    (V1 + "def seed(s=42):\n    tf.set_random_seed(s)\nsess = tf.Session()\nfor i in range(steps):\n"
           "    seed()\n    sess.run(tf.identity(x))\n", [(7, 14, "TFE601")]),
     # a session held in an attribute every method assigns a session
     (V1 + "class T:\n    def __init__(self):\n        self.sess = tf.Session()\n    def fit(self):\n"
-          "        for i in range(9):\n            self.sess.run(tf.global_variables_initializer())\n",
+          "        for i in range(steps):\n            self.sess.run(tf.global_variables_initializer())\n",
      [(7, 27, "TFE601")]),
     # an op that reads the counter of a step loop without indexing (feed it instead)
-    (SESSION + "    for step in range(9):\n        sess.run(tf.constant(step))\n", [(5, 18, "TFE601")]),
+    (SESSION + "    for step in range(steps):\n        sess.run(tf.constant(step))\n", [(5, 18, "TFE601")]),
     (V1 + "import glob\nsess = tf.Session()\nfiles = glob.glob('*.jpg')\nfor f in files:\n"
           "    sess.run(tf.image.decode_jpeg(tf.io.read_file(f)))\n", [(6, 14, "TFE601")]),
-    (V1 + "from tqdm import tqdm\nsess = tf.Session()\nfor i, b in tqdm(enumerate(range(9))):\n"
+    (V1 + "from tqdm import tqdm\nsess = tf.Session()\nfor i, b in tqdm(enumerate(range(steps))):\n"
           "    sess.run(tf.one_hot(i, 10))\n", [(5, 14, "TFE601")]),
 ])
 def test_findings(source, expected):
@@ -62,38 +67,41 @@ def test_findings(source, expected):
 
 @pytest.mark.parametrize("source", [
     # a loop that runs no session: model building
-    SESSION + "    h = x\n    for i in range(3):\n        h = tf.layers.dense(h, 10)\n    sess.run(h)\n",
+    SESSION + "    h = x\n    for i in range(steps):\n        h = tf.layers.dense(h, 10)\n    sess.run(h)\n",
     # not sessions: receivers other than sessions, tensors and ops
     "import subprocess\n" + SESSION + "    for b in batches:\n        subprocess.run(['ls'])\n        y = tf.abs(x)\n",
-    V1 + "from absl import app\nfor i in range(3):\n    app.run(main)\n    runner.run(tf.identity(x))\n",
-    V1 + "def f(sess):\n    for i in range(3):\n        sess.run(tf.identity(x))\n",
-    V1 + "class T:\n    def fit(self):\n        for i in range(9):\n            self.sess.run(tf.identity(x))\n",
-    V1 + "sess = tf.Session()\nsess = make_session()\nfor i in range(3):\n    sess.run(tf.identity(x))\n",
+    V1 + "from absl import app\nfor i in range(steps):\n    app.run(main)\n    runner.run(tf.identity(x))\n",
+    V1 + "def f(sess):\n    for i in range(steps):\n        sess.run(tf.identity(x))\n",
+    V1 + "class T:\n    def fit(self):\n        for i in range(steps):\n            self.sess.run(tf.identity(x))\n",
+    V1 + "sess = tf.Session()\nsess = make_session()\nfor i in range(steps):\n    sess.run(tf.identity(x))\n",
     # protos, logging, run options
-    SESSION + "    for i in range(3):\n        s = tf.Summary(value=[tf.Summary.Value(tag='a', simple_value=1.0)])\n"
+    SESSION + "    for i in range(steps):\n        s = tf.Summary(value=[tf.Summary.Value(tag='a', simple_value=1.0)])\n"
               "        tf.logging.info('%s', s)\n        sess.run(x, options=tf.RunOptions())\n",
     # built once (first step, cached), in a fresh graph, after a reset
-    SESSION + "    for step in range(3):\n        if step == 0:\n            y = tf.identity(x)\n        sess.run(x)\n",
-    SESSION + "    y = None\n    for step in range(3):\n        if y is None:\n            y = tf.identity(x)\n"
+    SESSION + "    for step in range(steps):\n        if step == 0:\n            y = tf.identity(x)\n        sess.run(x)\n",
+    SESSION + "    y = None\n    for step in range(steps):\n        if y is None:\n            y = tf.identity(x)\n"
               "        sess.run(y)\n",
-    SESSION + "    for step in range(3):\n        y = y or tf.identity(x)\n        sess.run(y)\n",
-    V1 + "for i in range(3):\n    with tf.Graph().as_default():\n        y = tf.constant(i)\n"
+    SESSION + "    for step in range(steps):\n        y = y or tf.identity(x)\n        sess.run(y)\n",
+    V1 + "for i in range(steps):\n    with tf.Graph().as_default():\n        y = tf.constant(i)\n"
          "        with tf.Session() as sess:\n            sess.run(y)\n",
-    V1 + "for i in range(3):\n    tf.reset_default_graph()\n    y = tf.constant(i)\n"
+    V1 + "for i in range(steps):\n    tf.reset_default_graph()\n    y = tf.constant(i)\n"
          "    with tf.Session() as sess:\n        sess.run(y)\n",
+    # at most 10 iterations in all, counted from literals: a bounded handful of copies
+    V1 + "n = 5\nsess = tf.Session()\nfor i in range(n):\n    sess.run(tf.global_variables_initializer())\n",
+    V1 + "sess = tf.Session()\nfor a in [1, 2]:\n    for b in range(5):\n        sess.run(tf.identity(x))\n",
     # a session on a fresh graph makes that graph the default: ops built under it go there
-    V1 + "for i in range(3):\n    g = tf.Graph()\n    with tf.Session(graph=g) as sess:\n        sess.run(tf.constant(i))\n",
+    V1 + "for i in range(steps):\n    g = tf.Graph()\n    with tf.Session(graph=g) as sess:\n        sess.run(tf.constant(i))\n",
     V1 + "def train(x):\n    graph = tf.Graph()\n    with graph.as_default():\n        y = tf.identity(x)\n"
          "    with tf.Session(graph=graph) as sess:\n        tf.global_variables_initializer().run()\n"
-         "        return sess.run(y)\nfor i in range(3):\n    train(i)\n",
+         "        return sess.run(y)\nfor i in range(steps):\n    train(i)\n",
     V1 + "def reset_graph(seed=42):\n    tf.reset_default_graph()\n    tf.set_random_seed(seed)\n"
-         "for i in range(3):\n    reset_graph()\n    y = tf.constant(i)\n"
+         "for i in range(steps):\n    reset_graph()\n    y = tf.constant(i)\n"
          "    with tf.Session() as sess:\n        sess.run(y)\n",
     V1 + "_op = None\ndef op():\n    global _op\n    if _op is None:\n        _op = tf.identity(x)\n    return _op\n"
-         "sess = tf.Session()\nfor i in range(3):\n    sess.run(op())\n",
+         "sess = tf.Session()\nfor i in range(steps):\n    sess.run(op())\n",
     # one op per graph element (built once each), the loop's else, Estimator.train in a loop
     SESSION + "    for v in tf.trainable_variables():\n        sess.run(v.assign(tf.zeros_like(v)))\n",
-    SESSION + "    for i in range(3):\n        sess.run(variables[i].assign(values[i]))\n",
+    SESSION + "    for i in range(steps):\n        sess.run(variables[i].assign(values[i]))\n",
     V1 + "from tqdm import tqdm\nsess = tf.Session()\nfor v in tqdm(tf.global_variables()):\n"
          "    sess.run(tf.assign(v, tf.zeros_like(v)))\n",
     SESSION + "    for name in names:\n        t = graph.get_tensor_by_name(name)\n"
@@ -102,15 +110,15 @@ def test_findings(source, expected):
     # a model per element on purpose (a sweep): its initializer and saver belong to it
     V1 + "sess = tf.Session()\nfor config in configs:\n    model = Model(config)\n"
          "    sess.run(tf.global_variables_initializer())\n    saver = tf.train.Saver()\n"
-         "    for i in range(9):\n        sess.run(model.train_op)\n",
+         "    for i in range(steps):\n        sess.run(model.train_op)\n",
     V1 + "sess = tf.Session()\nfor lr in [0.1, 0.01]:\n    step = tf.train.AdamOptimizer(lr).minimize(loss)\n"
-         "    sess.run(tf.global_variables_initializer())\n    for i in range(9):\n        sess.run(step)\n",
-    V1 + "for i in range(3):\n    estimator.train(input_fn, steps=10)\n",
+         "    sess.run(tf.global_variables_initializer())\n    for i in range(steps):\n        sess.run(step)\n",
+    V1 + "for i in range(steps):\n    estimator.train(input_fn, steps=10)\n",
     # tf.get_variable may reuse; Keras layers, methods of unknown objects
-    SESSION + "    for i in range(3):\n        v = tf.get_variable('v', [1], reuse=tf.AUTO_REUSE)\n"
+    SESSION + "    for i in range(steps):\n        v = tf.get_variable('v', [1], reuse=tf.AUTO_REUSE)\n"
               "        layer = tf.keras.layers.Dense(3)\n        sess.run(model.predict(x))\n",
     # no session: eager code and tf.function
-    TF + "for i in range(3):\n    y = tf.reduce_sum(tf.constant([1.0]), axis=0)\n    print(y.numpy())\n",
+    TF + "for i in range(steps):\n    y = tf.reduce_sum(tf.constant([1.0]), axis=0)\n    print(y.numpy())\n",
 ])
 def test_near_misses(source):
     assert lint(source) == []

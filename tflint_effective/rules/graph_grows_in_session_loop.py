@@ -28,7 +28,9 @@ Ops under an ``if`` (except a periodic ``step % n == 0``), in an except
 handler, in a fresh ``tf.Graph()`` (``as_default()``, or a session given one),
 or in a loop that calls ``tf.reset_default_graph()`` (directly or through a
 module-local function) are not reported, nor are calls of module-local
-functions that build ops only sometimes (cached ops).  An op that reads what
+functions that build ops only sometimes (cached ops), nor loops whose literal
+counts allow at most 10 iterations in all (``for i in range(5)``: a model per
+ensemble member, a few test batches): a bounded handful of copies.  An op that reads what
 the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
 (``variables[i].assign(...)``); a loop that builds some op from its elements
@@ -39,13 +41,14 @@ counted as ops.
 """
 import libcst as cst
 
-from ..analysis.loops import bound_names
+from ..analysis.loops import bound_names, literal_count
 from ..analysis.session_loops import NESTED, SessionLoops, blocks, statements, walk
 from ..analysis.syntax import code_children
 from ..analysis.syntax import bindings_in, call_arg
 from ..rule import WARNING, Rule, per_mode
 
 LOOPS = (cst.For, cst.While)
+FEW_COPIES = 10
 BOUNDARIES = (*NESTED, *LOOPS)  # the node types `boundaries` holds (visit_For and its aliases)
 MESSAGE = ("`{code}` builds new graph ops on every iteration of a loop that runs a session: the graph "
            "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
@@ -118,8 +121,26 @@ class GraphGrowsInSessionLoop(Rule):
                 chain.append(node)
                 if self.loops.loop_runs_session(node, scope):
                     # asked last (few loops run a session): a loop that resets the graph builds anew
-                    return [] if any(self.loops.resets_graph(loop, scope) for loop in chain) else chain
+                    if self._few_copies(ancestors) or any(self.loops.resets_graph(loop, scope) for loop in chain):
+                        return []
+                    return chain
         return []
+
+    def _few_copies(self, ancestors) -> bool:
+        """The loops around the call in its function have literal counts (``range(5)``, ``n = 5;
+        range(n)``, a list literal) that multiply to at most 10: a handful of copies (one per
+        model, a few test batches), no growth step after step."""
+        copies = 1
+        for node, child in zip(reversed(ancestors[:-1]), reversed(ancestors[1:])):
+            kind = type(node)
+            if kind in BOUNDARIES and kind not in LOOPS:
+                break
+            if kind in LOOPS and child is node.body:
+                count = literal_count(self.context, node.iter) if kind is cst.For else None
+                if count is None:
+                    return False
+                copies *= count
+        return copies <= FEW_COPIES
 
     def _builds_per_element(self, loop, scope) -> bool:
         """The loop builds or runs a model per element on purpose: some op is built from what each
