@@ -75,10 +75,12 @@ def test_findings(source, expected):
     V1 + "class T:\n    def fit(self):\n        for i in range(steps):\n            self.sess.run(tf.identity(x))\n",
     V1 + "sess = tf.Session()\nsess = make_session()\nfor i in range(steps):\n    sess.run(tf.identity(x))\n",
     # protos, logging, run options
-    SESSION + "    for i in range(steps):\n        s = tf.Summary(value=[tf.Summary.Value(tag='a', simple_value=1.0)])\n"
+    SESSION + "    for i in range(steps):\n"
+              "        s = tf.Summary(value=[tf.Summary.Value(tag='a', simple_value=1.0)])\n"
               "        tf.logging.info('%s', s)\n        sess.run(x, options=tf.RunOptions())\n",
     # built once (first step, cached), in a fresh graph, after a reset
-    SESSION + "    for step in range(steps):\n        if step == 0:\n            y = tf.identity(x)\n        sess.run(x)\n",
+    SESSION + "    for step in range(steps):\n        if step == 0:\n            y = tf.identity(x)\n"
+              "        sess.run(x)\n",
     SESSION + "    y = None\n    for step in range(steps):\n        if y is None:\n            y = tf.identity(x)\n"
               "        sess.run(y)\n",
     SESSION + "    for step in range(steps):\n        y = y or tf.identity(x)\n        sess.run(y)\n",
@@ -90,7 +92,8 @@ def test_findings(source, expected):
     V1 + "n = 5\nsess = tf.Session()\nfor i in range(n):\n    sess.run(tf.global_variables_initializer())\n",
     V1 + "sess = tf.Session()\nfor a in [1, 2]:\n    for b in range(5):\n        sess.run(tf.identity(x))\n",
     # a session on a fresh graph makes that graph the default: ops built under it go there
-    V1 + "for i in range(steps):\n    g = tf.Graph()\n    with tf.Session(graph=g) as sess:\n        sess.run(tf.constant(i))\n",
+    V1 + "for i in range(steps):\n    g = tf.Graph()\n    with tf.Session(graph=g) as sess:\n"
+         "        sess.run(tf.constant(i))\n",
     V1 + "def train(x):\n    graph = tf.Graph()\n    with graph.as_default():\n        y = tf.identity(x)\n"
          "    with tf.Session(graph=graph) as sess:\n        tf.global_variables_initializer().run()\n"
          "        return sess.run(y)\nfor i in range(steps):\n    train(i)\n",

@@ -64,12 +64,14 @@ class BatchNormUpdatesNotRun(Rule):
     SEVERITY = per_mode(None, G=ERROR)
     EXAMPLE_HEADER = "import tensorflow.compat.v1 as tf\n"
     BAD = """
-        h = tf.layers.batch_normalization(x, training=True)
+        training = tf.placeholder_with_default(True, [])  # fed False at inference
+        h = tf.layers.batch_normalization(x, training=training)
         loss = tf.reduce_mean(tf.square(h - y), axis=None)
         train_op = tf.train.AdamOptimizer(0.01).minimize(loss)
     """
     GOOD = """
-        h = tf.layers.batch_normalization(x, training=True)
+        training = tf.placeholder_with_default(True, [])  # fed False at inference
+        h = tf.layers.batch_normalization(x, training=training)
         loss = tf.reduce_mean(tf.square(h - y), axis=None)
         with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
             train_op = tf.train.AdamOptimizer(0.01).minimize(loss)
