@@ -5,8 +5,8 @@
     python scripts/heldout.py --root DIR report    # the precision table from quality/heldout_verdicts.csv
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
 
-``--units round5`` (or ``round6``, ``round7``) restricts any of them to the units added in that
-round (``realcode.ROUND5``, ``ROUND6``, ``ROUND7``), with its own findings file and review
+``--units round5`` (or ``round6``, ``round7``, ``round8``) restricts any of them to the units added
+in that round (``realcode.ROUND5`` ... ``ROUND8``), with its own findings file and review
 directory; the default, ``all``, is every unit.
 
 A review item is one rule's findings on one line of one file, at the default minimum severity
@@ -14,8 +14,9 @@ A review item is one rule's findings on one line of one file, at the default min
 ``<seed>:<unit>/<path>:<line>:<code>`` and the first 25 are sampled (50 when there are 100 or
 more).  The seed is 16 for round 2's measurement, 18 for round 3's first sample, 19 (the default)
 for its sample after the precision passes, 20 for round 5's measurement on the units added then
-(``--units round5``), 21 for round 6's (``--units round6``) and 22 for round 7's, of the final
-rules (``--units round7``); verdicts are kept per item, so an item sampled again keeps its verdict.
+(``--units round5``), 21 for round 6's (``--units round6``), 22 for round 7's, of the final
+rules (``--units round7``), and 23 for round 8's, of the rules as changed after round 7 was judged
+(``--units round8``); verdicts are kept per item, so an item sampled again keeps its verdict.
 A verdict is ``true`` (a real defect or risk the maintainer would accept a change for), ``false``
 or ``debatable``; debatable verdicts above 20% of a sample count as false.
 A rule with fewer than 20 items is reported as unmeasured.
@@ -41,10 +42,11 @@ from tflint_effective.levels import SEVERITY_RANK, WARNING  # noqa: E402
 VERDICTS = ROOT / "quality" / "heldout_verdicts.csv"
 LABELS = ROOT / "quality" / "recall" / "labels.csv"
 SEEDS = {"round2": 16, "round3": 18, "round3, after the precision passes": 19, "round5 (fresh held-out units)": 20,
-         "round6 (fresh held-out units)": 21, "round7 (fresh held-out units, final rules)": 22}
+         "round6 (fresh held-out units)": 21, "round7 (fresh held-out units, final rules)": 22,
+         "round8 (fresh held-out units, final rules)": 23}
 SEED = 19
-# --units: names of the units to use (None: all)
-UNIT_SETS = {"all": None, "round5": realcode.ROUND5, "round6": realcode.ROUND6, "round7": realcode.ROUND7}
+# --units: names of the units to use (None: all); "roundN" is realcode.ROUNDN, the units added in round N
+UNIT_SETS = {"all": None, **{f"round{n}": getattr(realcode, f"ROUND{n}") for n in (5, 6, 7, 8)}}
 
 
 def _unit_dir(root: Path, name: str) -> Path:

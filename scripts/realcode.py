@@ -264,14 +264,55 @@ UNITS = [
          "88110201473f18d0d4eb36108b159c0c4374591b", "tf1", "no"),
     Unit("Rayhane-mamah+Tacotron-2", "github", "Rayhane-mamah/Tacotron-2",
          "ab5cb08a931fc842d3892ebeb27c8b8734ddd4b8", "tf1", "no", notebooks=True),
+    # --- added in round 8 (fresh held-out code for the final rules, after round 7) ---
+    Unit("taki0112+Densenet-Tensorflow", "github", "taki0112/Densenet-Tensorflow",
+         "dd2db93c529455beb36edf5c40bc5e236b7b1a79", "tf1", "no"),
+    Unit("taki0112+ResNet-Tensorflow", "github", "taki0112/ResNet-Tensorflow",
+         "f395de3a53ddd8bb53828c79bd3c17e77d59858d", "tf1", "no"),
+    Unit("taki0112+SENet-Tensorflow", "github", "taki0112/SENet-Tensorflow",
+         "41b12c4b1db9d71bf03a3dfb7b2d23cfcf6516ca", "tf1", "no"),
+    Unit("taki0112+UGATIT", "github", "taki0112/UGATIT", "d508e8f5188e47000d79d8aecada0cc9119e0d56", "tf1", "no"),
+    Unit("taki0112+StarGAN-Tensorflow", "github", "taki0112/StarGAN-Tensorflow",
+         "277bfc3323461ad674dbffd067065d442787a542", "tf1", "no"),
+    Unit("tkarras+progressive_growing_of_gans", "github", "tkarras/progressive_growing_of_gans",
+         "2504c3f3cb98ca58751610ad61fa1097313152bd", "tf1", "no"),
+    Unit("NVlabs+stylegan2", "github", "NVlabs/stylegan2", "bf0fe0baba9fc7039eae0cac575c1778be1ce3e3", "tf1", "no"),
+    Unit("znxlwm+tensorflow-MNIST-GAN-DCGAN", "github", "znxlwm/tensorflow-MNIST-GAN-DCGAN",
+         "967510386ae0dff82137226b67da53bbf7c8e3d7", "tf1", "no"),
+    Unit("andrewliao11+gail-tf", "github", "andrewliao11/gail-tf",
+         "ad92f41c26c34e8fabc536664fb11b44f25956cf", "tf1", "no"),
+    Unit("YadiraF+PRNet", "github", "YadiraF/PRNet", "fc12fe5e1f1462bdea52409b213d0cf1c8cf6c5b", "tf1", "no"),
+    Unit("gliese581gg+YOLO_tensorflow", "github", "gliese581gg/YOLO_tensorflow",
+         "fd83f13b5f8f1a7b1eb7c38b143ed6da4922834a", "tf1", "some"),
+    Unit("tensorflow+tpu", "github", "tensorflow/tpu",
+         "7dc921f846c9e4071f3884b768a7ddf521272a49", "tf1", "no", notebooks=True),
+    Unit("MrGemy95+Tensorflow-Project-Template", "github", "MrGemy95/Tensorflow-Project-Template",
+         "a7e3ce2deb83095399ce48de40f7a5ceb073fe47", "tf1", "no"),
+    Unit("DrSleep+tensorflow-deeplab-resnet", "github", "DrSleep/tensorflow-deeplab-resnet",
+         "066023c033624e6c8154340e06e8fbad4f702bdf", "tf1", "no"),
+    Unit("sthalles+deeplab_v3", "github", "sthalles/deeplab_v3",
+         "c74c0f0d1800a05dd5d69fc0ea6c5280fddf3f17", "tf1", "no", notebooks=True),
+    Unit("rishizek+tensorflow-deeplab-v3", "github", "rishizek/tensorflow-deeplab-v3",
+         "a5d7ff2a14ebafb8a9b783271e4add82488528d3", "tf1", "no"),
+    Unit("warmspringwinds+tf-image-segmentation", "github", "warmspringwinds/tf-image-segmentation",
+         "dd02343d8e0df9b4aa9a9d217999bef8b32903bb", "tf1", "no", notebooks=True),
+    Unit("hiwonjoon+tf-a3c-gpu", "github", "hiwonjoon/tf-a3c-gpu",
+         "62f6e5819f0283708c041a6a6dbdd72ba7158c30", "tf1", "some"),
+    Unit("pkmital+CADL", "github", "pkmital/CADL",
+         "41e222d359f7a37b0b81c4216d011bf1fd1c42fb", "tf1", "no", notebooks=True),
+    Unit("Vict0rSch+deep_learning", "github", "Vict0rSch/deep_learning",
+         "d85a40b3914d0849496a8a4884c48d3d98ca3b0f", "tf1", "some"),
+    Unit("tdeboissiere+DeepLearningImplementations", "github", "tdeboissiere/DeepLearningImplementations",
+         "5c4094880fc6992cca2d6e336463b2525026f6e2", "tf1", "some"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
-# UNITS[76:96] in round 6 and UNITS[96:122] in round 7; ROUND5, ROUND6 and ROUND7 select a round's
-# units for a measurement on them alone (heldout.py --units round5, round6, round7).
+# UNITS[76:96] in round 6, UNITS[96:122] in round 7 and UNITS[122:143] in round 8; ROUND5 ... ROUND8
+# select a round's units for a measurement on them alone (heldout.py --units round5 ... round8).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
+ROUND8 = frozenset(unit.name for unit in UNITS[122:143])
 
 # The split, fixed before any tuning (quality/CORPUS.md): units ordered by the SHA-256 of
 # f"{SPLIT_SALT}:{name}", the first half (rounded down) held out.  SPLIT_SALT is the first of
