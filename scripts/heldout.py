@@ -3,6 +3,7 @@
     python scripts/heldout.py --root DIR lint      # lint the held-out part (findings shown by default)
     python scripts/heldout.py --root DIR sample    # write review files for the sampled findings
     python scripts/heldout.py --root DIR report    # the precision table from quality/heldout_verdicts.csv
+    python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-8 together, each with its own sample
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
 
 ``--units round5`` (or ``round6``, ``round7``, ``round8``) restricts any of them to the units added
@@ -47,6 +48,7 @@ SEEDS = {"round2": 16, "round3": 18, "round3, after the precision passes": 19, "
 SEED = 19
 # --units: names of the units to use (None: all); "roundN" is realcode.ROUNDN, the units added in round N
 UNIT_SETS = {"all": None, **{f"round{n}": getattr(realcode, f"ROUND{n}") for n in (5, 6, 7, 8)}}
+FRESH_SEEDS = {"round5": 20, "round6": 21, "round7": 22, "round8": 23}  # ``pooled``: each round's own sample
 
 
 def _unit_dir(root: Path, name: str) -> Path:
@@ -120,22 +122,40 @@ def sample(root: Path, seed: int, units: str = "all") -> int:
 
 
 def report(root: Path, seed: int, units: str = "all") -> int:
-    by_code, sampled = _sample(_items(root, "heldout", units), seed)
+    _print_table(_tally(root, {units: seed}))
+    return 0
+
+
+def pooled(root: Path, seed: int = 0, units: str = "all") -> int:
+    """The fresh rounds together: each round's own sample (its seed) of the findings on its units."""
+    _print_table(_tally(root, FRESH_SEEDS))
+    return 0
+
+
+def _tally(root: Path, seeds) -> dict:
+    """code -> Counter of findings, sampled items and verdicts, over the unit sets of ``seeds``."""
     verdicts = _verdicts()
+    totals = defaultdict(Counter)
+    for units, seed in seeds.items():
+        by_code, sampled = _sample(_items(root, "heldout", units), seed)
+        for code, keys in by_code.items():
+            totals[code].update(findings=len(keys), sampled=len(sampled[code]))
+            totals[code].update(verdicts.get((*k[:3], code), {}).get("verdict", "TODO") for k in sampled[code])
+    return totals
+
+
+def _print_table(totals) -> None:
     print("| rule | findings | sampled | true | false | debatable | precision |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for code in sorted(by_code):
-        keys = sampled[code]
-        counts = Counter(verdicts.get((*k[:3], code), {}).get("verdict", "TODO") for k in keys)
-        false = counts["false"] + max(0, counts["debatable"] - len(keys) // 5)
+    for code, counts in sorted(totals.items()):
+        false = counts["false"] + max(0, counts["debatable"] - counts["sampled"] // 5)
         judged = counts["true"] + false
-        if len(by_code[code]) < 20:
+        if counts["findings"] < 20:
             precision = "unmeasured (< 20 findings)"
         else:
             precision = f"{100 * counts['true'] / judged:.0f}%" if judged else "n/a"
-        print(f"| {code} | {len(by_code[code])} | {len(keys)} | {counts['true']} | {counts['false']} "
+        print(f"| {code} | {counts['findings']} | {counts['sampled']} | {counts['true']} | {counts['false']} "
               f"| {counts['debatable']} | {precision} |")
-    return 0
 
 
 def recall(root: Path, seed: int = 0, units: str = "all") -> int:
@@ -172,7 +192,7 @@ def recall(root: Path, seed: int = 0, units: str = "all") -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=realcode.DEFAULT_ROOT)
-    parser.add_argument("command", choices=["lint", "sample", "report", "recall"])
+    parser.add_argument("command", choices=["lint", "sample", "report", "pooled", "recall"])
     parser.add_argument("--split", default="heldout", choices=["heldout", "dev"])
     parser.add_argument("--seed", type=int, default=SEED, help=f"sampling seed (default {SEED}; rounds: {SEEDS})")
     parser.add_argument("--units", default="all", choices=list(UNIT_SETS),
@@ -181,7 +201,8 @@ def main(argv=None) -> int:
     if args.command == "lint":
         lint(args.root, args.split, args.units)
         return 0
-    return {"sample": sample, "report": report, "recall": recall}[args.command](args.root, args.seed, args.units)
+    commands = {"sample": sample, "report": report, "pooled": pooled, "recall": recall}
+    return commands[args.command](args.root, args.seed, args.units)
 
 
 if __name__ == "__main__":
