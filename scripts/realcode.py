@@ -304,15 +304,44 @@ UNITS = [
          "d85a40b3914d0849496a8a4884c48d3d98ca3b0f", "tf1", "some"),
     Unit("tdeboissiere+DeepLearningImplementations", "github", "tdeboissiere/DeepLearningImplementations",
          "5c4094880fc6992cca2d6e336463b2525026f6e2", "tf1", "some"),
+    # --- added in round 9 (fresh held-out TF1 tutorials and course material for the final rules) ---
+    Unit("yongyehuang+Tensorflow-Tutorial", "github", "yongyehuang/Tensorflow-Tutorial",
+         "88b5cdbdf402a8ae7f65a540e5f81f3da8f45e7d", "tf1", "some", notebooks=True),
+    Unit("random-forests+tensorflow-workshop", "github", "random-forests/tensorflow-workshop",
+         "31c7ca9f9248d00da37a13ded55eada4c493c463", "tf1", "some", notebooks=True),
+    Unit("CreatCodeBuild+TensorFlow-and-DeepLearning-Tutorial", "github",
+         "CreatCodeBuild/TensorFlow-and-DeepLearning-Tutorial",
+         "b418e9dc381a908b9cb7a3038825b6eb276b98cd", "tf1", "no", notebooks=True),
+    Unit("astorfi+TensorFlow-World", "github", "astorfi/TensorFlow-World",
+         "70d92f6cbee2d8ad911b84d370dffc1bf90bfa6b", "tf1", "no", notebooks=True),
+    Unit("DeepLearningDTU+02456-deep-learning", "github", "DeepLearningDTU/02456-deep-learning",
+         "6a8005c31799b5ef721d649d6009fd622304c6e0", "tf1", "some", notebooks=True),
+    Unit("rasbt+python-machine-learning-book-2nd-edition", "github", "rasbt/python-machine-learning-book-2nd-edition",
+         "1b01e733d15a1808ebdb0e07e46dbb9cb1634323", "tf1", "no", notebooks=True),
+    Unit("rasbt+deeplearning-models", "github", "rasbt/deeplearning-models",
+         "18e046926551378cd691fd871dda0f21dcd272ab", "tf1", "no", notebooks=True),
+    Unit("sjchoi86+advanced-tensorflow", "github", "sjchoi86/advanced-tensorflow",
+         "19c12c2476fd25b6531a685c1df2547b0566dbe0", "tf1", "some", notebooks=True),
+    Unit("golbin+TensorFlow-ML-Exercises", "github", "golbin/TensorFlow-ML-Exercises",
+         "b1be51212aa2ee805ffdcbc7e7c12400325bd03d", "tf1", "some"),
+    Unit("conan7882+CNN-Visualization", "github", "conan7882/CNN-Visualization",
+         "e08650cc126a3a489f7d633dc18bf3f0009792b1", "tf1", "no"),
+    Unit("wookayin+tensorflow-talk-debugging", "github", "wookayin/tensorflow-talk-debugging",
+         "680ea79cd741a925e876d85c66bd14b8acff0d0c", "tf1", "some"),
+    Unit("hwalsuklee+tensorflow-mnist-MLP-batch_normalization-weight_initializers", "github",
+         "hwalsuklee/tensorflow-mnist-MLP-batch_normalization-weight_initializers",
+         "85d4783d7d1c0005a7e7cfbdef4bb8e1dd6853f9", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
-# UNITS[76:96] in round 6, UNITS[96:122] in round 7 and UNITS[122:143] in round 8; ROUND5 ... ROUND8
-# select a round's units for a measurement on them alone (heldout.py --units round5 ... round8).
+# UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8 and UNITS[143:155] in
+# round 9; ROUND5 ... ROUND9 select a round's units for a measurement on them alone (heldout.py
+# --units round5 ... round9).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
 ROUND8 = frozenset(unit.name for unit in UNITS[122:143])
+ROUND9 = frozenset(unit.name for unit in UNITS[143:155])
 
 # The split, fixed before any tuning (quality/CORPUS.md): units ordered by the SHA-256 of
 # f"{SPLIT_SALT}:{name}", the first half (rounded down) held out.  SPLIT_SALT is the first of
