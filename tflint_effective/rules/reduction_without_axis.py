@@ -143,7 +143,7 @@ class ReductionWithoutAxis(Rule):
         (``tf.debugging.assert_shapes``, ``x.shape.assert_is_compatible_with(y.shape)``,
         ``_check_shapes(a, b)``)."""
         for call in _calls(self.context.scope.node.body):
-            callee = cst.Module([]).code_for_node(call).lower()
+            callee = cst.Module([]).code_for_node(call.func).lower()
             if ("shape" in callee or "assert" in callee or "check" in callee) and all(
                     _reads(call, name) for name in names):
                 return True
