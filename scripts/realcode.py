@@ -331,17 +331,64 @@ UNITS = [
     Unit("hwalsuklee+tensorflow-mnist-MLP-batch_normalization-weight_initializers", "github",
          "hwalsuklee/tensorflow-mnist-MLP-batch_normalization-weight_initializers",
          "85d4783d7d1c0005a7e7cfbdef4bb8e1dd6853f9", "tf1", "no"),
+    # --- added in round 10 (fresh held-out TF2 and Keras code for the TF2-pitfall rules) ---
+    Unit("hunglc007+tensorflow-yolov4-tflite", "github", "hunglc007/tensorflow-yolov4-tflite",
+         "9f16748aa3f45ff240608da4bd9b1216a29127f5", "tf2", "no"),
+    Unit("emla2805+vision-transformer", "github", "emla2805/vision-transformer",
+         "9e6e7823e688edd9e2ef8a62c0ec88f775403033", "tf2", "no"),
+    Unit("sayakpaul+Adaptive-Gradient-Clipping", "github", "sayakpaul/Adaptive-Gradient-Clipping",
+         "65f4ba6a8821e8d35558718a5e6a803931f8db33", "tf2", "no", notebooks=True),
+    Unit("pythonlessons+TensorFlow-2.x-YOLOv3", "github", "pythonlessons/TensorFlow-2.x-YOLOv3",
+         "9f29d73ee24cd5db4ead280f95ff06f66d538fc2", "tf2", "no", notebooks=True),
+    Unit("pythonlessons+Reinforcement_Learning", "github", "pythonlessons/Reinforcement_Learning",
+         "c9717f523fb9bd4bb8ccb5b34bd6ee6c76ea21b6", "tf2", "no"),
+    Unit("inoryy+reaver", "github", "inoryy/reaver", "d7bd79781b1567223a37a62832d788cdaeaf824b", "tf1", "no"),
+    Unit("deepmind+sonnet", "github", "deepmind/sonnet",
+         "5a465696383f967d5bffb6599347d9e6c15cef4b", "tf2", "no", notebooks=True),
+    Unit("philipperemy+keras-tcn", "github", "philipperemy/keras-tcn",
+         "7576256b8b2a138b88ae2483b8616681686e424f", "tf2", "no", notebooks=True),
+    Unit("tensorflow+recommenders-addons", "github", "tensorflow/recommenders-addons",
+         "b3bc3d4691a9421dbe837ee9708c504217fdc8f9", "mixed", "no", notebooks=True),
+    Unit("tensorflow+lattice", "github", "tensorflow/lattice",
+         "f52258331345031d179e24b8c8a93bffdd2d7597", "tf2", "no", notebooks=True),
+    Unit("tensorflow+compression", "github", "tensorflow/compression",
+         "dda8cb4c4364e657d13491227e886ff8014f7243", "tf2", "no", notebooks=True),
+    Unit("google-research+bleurt", "github", "google-research/bleurt",
+         "cebe7e6f996b40910cfaa520a63db47807e3bf5c", "mixed", "no"),
+    Unit("google-research+electra", "github", "google-research/electra",
+         "8a46635f32083ada044d7e9ad09604742600ee7b", "tf1", "no"),
+    Unit("qubvel+segmentation_models", "github", "qubvel/segmentation_models",
+         "5d24bbfb28af6134e25e2c0b79e7727f6c0491d0", "tf2", "no", notebooks=True),
+    Unit("qubvel+efficientnet", "github", "qubvel/efficientnet",
+         "f7f3e736c113b872caf53dae9fbbda996a8eb87d", "tf2", "no", notebooks=True),
+    Unit("divamgupta+image-segmentation-keras", "github", "divamgupta/image-segmentation-keras",
+         "1b2ba53ae49387c2d1abbd9a2f4a9a45eea6912f", "tf2", "no"),
+    Unit("TensorSpeech+TensorFlowTTS", "github", "TensorSpeech/TensorFlowTTS",
+         "136877136355c82d7ba474ceb7a8f133bd84767e", "tf2", "no", notebooks=True),
+    Unit("TensorSpeech+TensorFlowASR", "github", "TensorSpeech/TensorFlowASR",
+         "f092d39743d74308cb7959001c4657b98d01e7be", "tf2", "no"),
+    Unit("calmisential+Basic_CNNs_TensorFlow2", "github", "calmisential/Basic_CNNs_TensorFlow2",
+         "907303dc0db0548682e131cf680ae8aab4ab0ad2", "tf2", "no"),
+    Unit("akanyaani+gpt-2-tensorflow2.0", "github", "akanyaani/gpt-2-tensorflow2.0",
+         "ab93122396a02bfd76530ac6b414a525970bba96", "tf2", "no", notebooks=True),
+    Unit("keras-team+autokeras", "github", "keras-team/autokeras",
+         "6deb82792885fed128b7b95eb8aa859c027273a8", "tf2", "no", notebooks=True),
+    Unit("sayakpaul+Generalized-ODIN-TF", "github", "sayakpaul/Generalized-ODIN-TF",
+         "561938570cf96985c8ece40a1d547c693a00e033", "tf2", "no", notebooks=True),
+    Unit("lsdefine+attention-is-all-you-need-keras", "github", "lsdefine/attention-is-all-you-need-keras",
+         "c9c0277aa573227ab0a40d4d62e00fb0fd176d56", "tf2", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
-# UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8 and UNITS[143:155] in
-# round 9; ROUND5 ... ROUND9 select a round's units for a measurement on them alone (heldout.py
-# --units round5 ... round9).
+# UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
+# round 9 and UNITS[155:178] in round 10; ROUND5 ... ROUND10 select a round's units for a measurement
+# on them alone (heldout.py --units round5 ... round10).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
 ROUND8 = frozenset(unit.name for unit in UNITS[122:143])
 ROUND9 = frozenset(unit.name for unit in UNITS[143:155])
+ROUND10 = frozenset(unit.name for unit in UNITS[155:178])
 
 # The split, fixed before any tuning (quality/CORPUS.md): units ordered by the SHA-256 of
 # f"{SPLIT_SALT}:{name}", the first half (rounded down) held out.  SPLIT_SALT is the first of
