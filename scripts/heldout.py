@@ -59,7 +59,7 @@ UNIT_SETS = {"all": None, **{units: getattr(realcode, units.upper()) for units i
 # linting them again): their samples of that rule are not untouched.  The changes are listed in
 # the README ("Changed after their findings had been seen").
 ALTERED = {"TFE102": {"round6"}, "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5"},
-           "TFE601": {"round5", "round6", "round7"}, "TFE602": {"round7"}}
+           "TFE601": {"round5", "round6", "round7"}, "TFE602": {"round7"}, "TFE702": {"round10"}}
 
 
 def _unit_dir(root: Path, name: str) -> Path:

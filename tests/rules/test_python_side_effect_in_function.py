@@ -31,6 +31,8 @@ def severities(source):
     ("    global log\n    log = [x]\n", 5),
     ("    global log\n    if flag:\n        log = [x]\n", 9),
     ("    if x is not None:\n        log.append(x)\n", 9),
+    ("    if other[0] is None:\n        log[0] = x\n", 9),
+    ("    v = tf.constant(1.0)\n    log[0] = v\n", 5),
     # Python random draws, frozen at trace time
     ("    return x + random.random()\n", 16),
     ("    return x + np.random.rand()\n", 16),
@@ -122,6 +124,8 @@ def test_random_message_suggests_tf_random():
     HEAD + "v = None\n" + FUNCTION + "    global v\n    if v is None:\n        v = tf.Variable(1.0)\n    return v * x\n",
     HEAD + "model = None\n" + FUNCTION + "    global model\n    if model is None:\n        model = make()\n    return x\n",
     HEAD + "slots = {}\n" + FUNCTION + "    slots['m'] = tf.Variable(0.0)\n    log.append(tf.Variable(x))\n",
+    HEAD + "made = [None]\n" + FUNCTION + "    if made[0] is None:\n        made[0] = build()\n    return x\n",
+    HEAD + "slots = {}\n" + FUNCTION + "    v = tf.Variable(0.0)\n    slots['m'] = v\n    return x\n",
 ])
 def test_near_misses(source):
     assert lint(source) == []

@@ -26,9 +26,10 @@ Known problems: only the innermost function counts: a helper called from a
 ``tf.function`` (traced too) is not checked.  A container is seen when every
 binding of its name, outside the function, is a list / dict / set display,
 comprehension, ``list()`` / ``dict()`` / ``set()`` or ``collections.*`` call;
-attributes (``self.history.append``) are not.  Storing a ``tf.Variable(...)``
-and changing a name under an ``if`` that tests it (``if name is None:``, ``if not
-cache:``, ``if key not in cache:``) are not reported: creating state on the
+attributes (``self.history.append``) are not.  Storing a ``tf.Variable(...)`` (also
+through a name bound once to one) and changing a name under an ``if`` that tests it
+(``if name is None:``, ``if not cache:``, ``if key not in cache:``, ``if cache[0] is
+None:``) are not reported: creating state on the
 first trace only is the documented way to make it once, and code that fills a
 structure while tracing on purpose guards it that way.  Constructors of random
 generators (``np.random.default_rng``) and seeding are not reported.
@@ -121,7 +122,10 @@ class PythonSideEffectInFunction(Rule):
             self._assigned(node.target)
 
     def _creates_variable(self, value) -> bool:
-        """``tf.Variable(...)``: made on the first trace only, on purpose (a variable per call fails)."""
+        """``tf.Variable(...)``, also through a name bound once to one: made on the first trace
+        only, on purpose (a variable per call fails)."""
+        if type(value) is cst.Name:
+            value = self.context.assigned_value(value)
         return getattr(self.context.tf_call(value), "leaf", "") == "Variable"
 
     def _lazy(self, name: str) -> bool:
@@ -174,9 +178,12 @@ class PythonSideEffectInFunction(Rule):
 
 
 def _tested_names(test: cst.BaseExpression) -> set:
-    """The plain names an ``if`` test reads through ``not``, ``and`` / ``or``, comparisons and calls."""
+    """The plain names an ``if`` test reads through ``not``, ``and`` / ``or``, comparisons, calls
+    and subscripts (``if cache[0] is None:`` tests ``cache``)."""
     if isinstance(test, cst.Name):
         return {test.value}
+    if isinstance(test, cst.Subscript):
+        return _tested_names(test.value)
     if isinstance(test, cst.UnaryOperation):
         return _tested_names(test.expression)
     if isinstance(test, cst.BooleanOperation):
