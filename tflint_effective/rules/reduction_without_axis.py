@@ -57,7 +57,9 @@ contract in prose, a check in another function) are still a warning.
 """
 import libcst as cst
 
+from ..analysis.loops import names_in
 from ..analysis.numeric_patterns import ELEMENTWISE
+from ..analysis.session_loops import walk
 from ..analysis.same_shape import BINARY_ELEMENTWISE, same_shape, shape_source
 from ..analysis.static_shapes import static_shape, stretches_both
 from ..analysis.syntax import has_star_args, parameter
@@ -142,10 +144,11 @@ class ReductionWithoutAxis(Rule):
         """A call in the function that reads both and whose name speaks of shapes or assertions
         (``tf.debugging.assert_shapes``, ``x.shape.assert_is_compatible_with(y.shape)``,
         ``_check_shapes(a, b)``)."""
-        for call in _calls(self.context.scope.node.body):
+        for call in walk(self.context.scope.node.body):
+            if type(call) is not cst.Call:
+                continue
             callee = cst.Module([]).code_for_node(call.func).lower()
-            if ("shape" in callee or "assert" in callee or "check" in callee) and all(
-                    _reads(call, name) for name in names):
+            if ("shape" in callee or "assert" in callee or "check" in callee) and set(names) <= names_in([call]):
                 return True
         return False
 
@@ -239,15 +242,3 @@ def _operand(args):
     """The reduced tensor: the first positional argument, or ``input_tensor=``."""
     return next((arg.value for arg in args if arg.keyword is None or arg.keyword.value == "input_tensor"),
                 None)
-
-
-def _calls(node: cst.CSTNode):
-    """The calls in ``node``, nested functions included."""
-    for child in node.children:
-        if type(child) is cst.Call:
-            yield child
-        yield from _calls(child)
-
-
-def _reads(node: cst.CSTNode, name: str) -> bool:
-    return any(type(child) is cst.Name and child.value == name or _reads(child, name) for child in node.children)
