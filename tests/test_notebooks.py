@@ -192,6 +192,7 @@ def test_not_a_notebook_raises():
 @pytest.mark.parametrize("lines", [
     ["print('%d'\n", "      % x)"],  # a continuation line inside brackets
     ["s = '''\n", "%not a magic\n", "'''"],  # inside a triple-quoted string
+    ['s = """a\n', '%b \\"""\n', '"""'],  # an escaped quote does not end it
     ["t = 3 \\\n", "    % 2"],  # after a backslash
 ])
 def test_lines_inside_a_logical_line_are_never_magics(lines):

@@ -31,6 +31,8 @@ MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?{1,2}[ \t]*$|[\w.]+[ \t]*=[ \t]*[%!]
 CELL_MAGIC = re.compile(r"\s*%%")
 _CODE = re.compile(rf"{STRING}|#[^\n]*|([(\[{{])|([)\]}}])")  # strings and comments hide brackets
 _TRIPLE = ("'''", '"""')
+_TRIPLE_END = {quote: re.compile(rf"(?:[^{quote[0]}\\]|\\.|{quote[0]}(?!{quote[0]*2}))*+{quote}") for quote in _TRIPLE}
+_FRESH = (0, "")
 
 
 class NotebookError(ValueError):
@@ -49,33 +51,39 @@ class Cell:
 
 def _mask_magics(text: str) -> Tuple[str, List[str]]:
     lines, magics, continued, indent = text.split("\n"), [], False, ""
-    logical = ""  # the Python lines of a logical line that goes on (IPython reads magics only at its start)
+    state = _FRESH  # how the Python lines so far leave the logical line (IPython reads magics only at its start)
     for i, line in enumerate(lines):
-        if continued or (not logical and MAGIC.match(line)):
+        if continued or (state == _FRESH and MAGIC.match(line)):
             magics.append(line)
             if not continued:  # continuation lines keep the magic's indent
                 indent = line[:len(line) - len(line.lstrip())]
             lines[i] = indent + PLACEHOLDER
             continued = line.endswith("\\")
         else:
-            logical = logical + line + "\n" if _goes_on(logical + line) else ""
+            state = _after(state, line)
     code = "\n".join(lines)
     return (code if code.endswith("\n") else code + "\n"), magics
 
 
-def _goes_on(logical: str) -> bool:
-    """The logical line continues on the next line: an open bracket, an unterminated triple-quoted
-    string, or a final backslash."""
-    depth = 0
-    for match in _CODE.finditer(logical):
+def _after(state: Tuple[int, str], line: str) -> Tuple[int, str]:
+    """(open brackets, open triple quote or a final backslash) after ``line``, given the state
+    before it: ``_FRESH`` when the logical line ends with it.  Each line is read once."""
+    depth, quote = state
+    start = 0
+    if quote in _TRIPLE:
+        end = _TRIPLE_END[quote].match(line)
+        if end is None:
+            return state  # still inside the string
+        start = end.end()
+    for match in _CODE.finditer(line, start):
         token = match.group()
         if match.group(1):
             depth += 1
         elif match.group(2):
             depth = max(depth - 1, 0)
         elif token[:3] in _TRIPLE and (len(token) < 6 or token[-3:] != token[:3]):
-            return True
-    return depth > 0 or logical.endswith("\\")
+            return depth, token[:3]  # a triple-quoted string goes on
+    return depth, "\\" if line.endswith("\\") else ""
 
 
 def _unmask_magics(code: str, magics: List[str]) -> Optional[str]:
