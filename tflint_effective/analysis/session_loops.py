@@ -168,13 +168,15 @@ class SessionLoops:
             self._runs[key] = any(
                 type(node) is cst.Call and (self.runs_session(node, scope) or (
                     type(node.func) is cst.Name and depth < 3
-                    and self._calls_running(node.func.value, scope, depth)))
+                    and self._called_does(node.func.value, scope, depth, self.loop_runs_session)))
                 for node in walk(body))
         return self._runs[key]
 
-    def _calls_running(self, name: str, scope: Scope, depth: int) -> bool:
+    def _called_does(self, name: str, scope: Scope, depth: int, question) -> bool:
+        """``question`` (``loop_runs_session``, ``resets_graph``) holds of the module-local function
+        ``name`` calls."""
         function = self.function(name, scope)
-        return function is not None and self.loop_runs_session(function, self.scope_of(function), depth + 1)
+        return function is not None and question(function, self.scope_of(function), depth + 1)
 
     # -- ops ------------------------------------------------------------------------
     def builds_ops(self, call: cst.Call, scope: Scope, depth: int = 0) -> bool:
@@ -259,13 +261,10 @@ class SessionLoops:
             self._runs[key] = False  # recursion
             self._runs[key] = any(type(node) is cst.Call and (
                 getattr(self.api(node.func, scope), "path", None) == "reset_default_graph"
-                or type(node.func) is cst.Name and depth < 3 and self._calls_resetting(node.func.value, scope, depth))
+                or type(node.func) is cst.Name and depth < 3
+                and self._called_does(node.func.value, scope, depth, self.resets_graph))
                 for node in walk(loop.body))
         return self._runs[key]
-
-    def _calls_resetting(self, name: str, scope: Scope, depth: int) -> bool:
-        function = self.function(name, scope)
-        return function is not None and self.resets_graph(function, self.scope_of(function), depth + 1)
 
     def step_loop(self, loop: cst.CSTNode, scope: Scope) -> bool:
         """A ``while`` loop, or a ``for`` over a counter or Python data (``range``, ``enumerate``
