@@ -346,15 +346,39 @@ UNITS = [
          "561938570cf96985c8ece40a1d547c693a00e033", "tf2", "no", notebooks=True),
     Unit("lsdefine+attention-is-all-you-need-keras", "github", "lsdefine/attention-is-all-you-need-keras",
          "c9c0277aa573227ab0a40d4d62e00fb0fd176d56", "tf2", "no"),
+    # --- added in round 11 (fresh held-out TF1 tutorials and courses, for TFE601 untouched) ---
+    Unit("JudasDie+deeplearning.ai", "github", "JudasDie/deeplearning.ai",
+         "8c484dd9deb9aa3d858bbd7405b42eef460cdf56", "tf1", "no", notebooks=True),
+    Unit("fanghao6666+neural-networks-and-deep-learning", "github", "fanghao6666/neural-networks-and-deep-learning",
+         "d85e68e1fcb6e3051cb73f32f1432d1a068701be", "tf1", "no", notebooks=True),
+    Unit("y33-j3T+Coursera-Deep-Learning", "github", "y33-j3T/Coursera-Deep-Learning",
+         "b919cf2dd96245dfe5f9a1480762dd5ee33fcf16", "mixed", "no", notebooks=True),
+    Unit("ChenglongChen+tensorflow-DeepFM", "github", "ChenglongChen/tensorflow-DeepFM",
+         "a43dd5ff1f61a275c8a6e0fd659e200af64093cc", "tf1", "no"),
+    Unit("yihui-he+GAN-MNIST", "github", "yihui-he/GAN-MNIST",
+         "fcb566b0a8450457e768bd91a2cfd1bf90154a5f", "tf1", "some"),
+    Unit("llSourcell+tensorflow_image_classifier", "github", "llSourcell/tensorflow_image_classifier",
+         "b585f766f891a3afd0d04ce0412909e3358545e2", "tf1", "no"),
+    Unit("jhui+machine_learning", "github", "jhui/machine_learning",
+         "96b4218f4a7e242787d4cfc0d72a9a1677f12857", "tf1", "some", notebooks=True),
+    Unit("xionghc+Facial-Expression-Recognition", "github", "xionghc/Facial-Expression-Recognition",
+         "13bd584f596d0a8794b32144163c8272afc94d48", "tf1", "no"),
+    Unit("mari-linhares+tensorflow-workshop", "github", "mari-linhares/tensorflow-workshop",
+         "55679d7e8819da6a974768ce2fdba358b71726b2", "tf1", "some", notebooks=True),
+    Unit("tobegit3hub+tensorflow_template_application", "github", "tobegit3hub/tensorflow_template_application",
+         "a2be179bf5e2624cdc3c0ed3cf8b5f7eff87777d", "tf1", "some"),
+    Unit("jazzsaxmafia+Weakly_detector", "github", "jazzsaxmafia/Weakly_detector",
+         "2da68d209a563c6373fbbb2659ddbbe18afb708c", "tf1", "some", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
-# round 9 and UNITS[155:178] in round 10; ROUND5 ... ROUND10 select a round's units for a measurement
-# on them alone (heldout.py --units round5 ... round10).
+# round 9, UNITS[155:178] in round 10 and UNITS[178:189] in round 11; ROUND5 ... ROUND11 select a
+# round's units for a measurement on them alone (heldout.py --units round5 ... round11).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
 ROUND8 = frozenset(unit.name for unit in UNITS[122:143])
 ROUND9 = frozenset(unit.name for unit in UNITS[143:155])
 ROUND10 = frozenset(unit.name for unit in UNITS[155:178])
+ROUND11 = frozenset(unit.name for unit in UNITS[178:189])
