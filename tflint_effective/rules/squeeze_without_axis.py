@@ -34,8 +34,9 @@ ELEMENTWISE = {"identity", "cast", "sigmoid", "tanh", "exp", "log", "abs", "squa
                "nn.sigmoid", "nn.tanh", "nn.softmax", "nn.log_softmax", "stop_gradient", "nn.elu"}
 
 
-COMPARISONS = with_math("equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "add",
-                        "subtract", "multiply", "divide", "maximum", "minimum")
+# Element-wise ops of two operands (comparisons and arithmetic): their result broadcasts both.
+ELEMENTWISE_PAIRS = with_math("equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "add",
+                              "subtract", "multiply", "divide", "maximum", "minimum")
 # Where a value's size-1 dimensions make no difference: reductions without an axis, and
 # histograms, which flatten what they are given.
 FULL_REDUCTIONS = with_math(*REDUCTIONS)
@@ -89,7 +90,7 @@ class SqueezeWithoutAxis(Rule):
                 return True
             if path in FULL_REDUCTIONS:
                 return call_arg(node, 1, "axis") is None and call_arg(node, None, "reduction_indices") is None
-            if name.canonical not in ELEMENTWISE and path not in COMPARISONS:
+            if name.canonical not in ELEMENTWISE and path not in ELEMENTWISE_PAIRS:
                 return False
         return False
 
