@@ -7,7 +7,7 @@
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
 
 ``--units round5`` (or ``round6`` ... ``round11``) restricts any of them to the units added in that
-round (``realcode.ROUND5`` ... ``ROUND11``), with its own findings file and review directory; the
+round (``corpus_units.ROUND5`` ... ``ROUND11``), with its own findings file and review directory; the
 default, ``all``, is every unit.
 
 A review item is one rule's findings on one line of one file, at the default minimum severity
@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import corpus_units  # noqa: E402
 import realcode  # noqa: E402
 from tflint_effective.engine.lint import lint_source  # noqa: E402
 from tflint_effective.frontends.discovery import SKIP_DIRS  # noqa: E402
@@ -52,10 +53,10 @@ SEEDS = {"round2": 16, "round3": 18, "round3, after the precision passes": 19, "
          "round8 (fresh held-out units, final rules)": 23, "round9 (fresh held-out units, final rules)": 24,
          "round10 (fresh held-out TF2 units, final rules)": 25, "round11 (fresh held-out units, final rules)": 26}
 SEED = 19
-# The fresh rounds and the seed of each one's own sample (``pooled``); "roundN" is realcode.ROUNDN,
+# The fresh rounds and the seed of each one's own sample (``pooled``); "roundN" is corpus_units.ROUNDN,
 # the units added in round N.  --units: names of the units to use (None: all).
 FRESH_SEEDS = {"round5": 20, "round6": 21, "round7": 22, "round8": 23, "round9": 24, "round10": 25, "round11": 26}
-UNIT_SETS = {"all": None, **{units: getattr(realcode, units.upper()) for units in FRESH_SEEDS}}
+UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for units in FRESH_SEEDS}}
 # Rounds whose findings of a rule a change made after their verdicts were seen altered (found by
 # linting them again): their samples of that rule are not untouched.  The changes are listed in
 # the README ("Changed after their findings had been seen").

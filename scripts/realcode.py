@@ -34,7 +34,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-from corpus_units import BY_NAME, ROUND5, ROUND6, ROUND7, ROUND8, ROUND9, ROUND10, ROUND11, UNITS, Unit  # noqa: F401
+from corpus_units import BY_NAME, UNITS, Unit
 
 DEFAULT_ROOT = Path(os.environ.get("TFLINT_REALCODE", Path.home() / ".cache" / "tflint-effective-realcode"))
 
