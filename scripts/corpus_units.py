@@ -390,8 +390,6 @@ UNITS = [
          "4aed4be702be5ce13d5017b8a3c6a2cdc4fc0009", "mixed", "no", notebooks=True),
     Unit("wizyoung+YOLOv3_TensorFlow", "github", "wizyoung/YOLOv3_TensorFlow",
          "8776cf7b2531cae83f5fc730f3c70ae97919bfd6", "tf1", "no"),
-    Unit("yaxingwang+MineGAN", "github", "yaxingwang/MineGAN",
-         "a810f2d77f36ea9cf6993dede958b6f5d458f4b6", "tf1", "some"),
     Unit("carpedm20+visual-analogy-tensorflow", "github", "carpedm20/visual-analogy-tensorflow",
          "25829caf483b41c577f07386cd425819298f16a9", "tf1", "no"),
     Unit("carpedm20+multi-speaker-tacotron-tensorflow", "github", "carpedm20/multi-speaker-tacotron-tensorflow",
@@ -458,7 +456,7 @@ UNITS = [
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
-# round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11 and UNITS[189:230] in round 12;
+# round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11 and UNITS[189:229] in round 12;
 # ROUND5 ... ROUND12 select a round's units for a measurement on them alone (heldout.py --units round5 ... round12).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
@@ -467,4 +465,4 @@ ROUND8 = frozenset(unit.name for unit in UNITS[122:143])
 ROUND9 = frozenset(unit.name for unit in UNITS[143:155])
 ROUND10 = frozenset(unit.name for unit in UNITS[155:178])
 ROUND11 = frozenset(unit.name for unit in UNITS[178:189])
-ROUND12 = frozenset(unit.name for unit in UNITS[189:230])
+ROUND12 = frozenset(unit.name for unit in UNITS[189:229])
