@@ -373,7 +373,7 @@ UNITS = [
     Unit("CharlesShang+FastMaskRCNN", "github", "CharlesShang/FastMaskRCNN",
          "bdae07702acccd85803e658f5e49690981efcdb2", "tf1", "some"),
     Unit("YunYang1994+tensorflow-yolov3", "github", "YunYang1994/tensorflow-yolov3",
-         "03cb272af2e26d598c553f3a2d38024fc6f67a0b", "tf1", "some", notebooks=True),
+         "03cb272af2e26d598c553f3a2d38024fc6f67a0b", "tf1", "no", notebooks=True),
     Unit("google+prettytensor", "github", "google/prettytensor",
          "75daa0b11252590f548da5647addc0ea610c4c45", "tf1", "no"),
     Unit("google+youtube-8m", "github", "google/youtube-8m",
@@ -396,8 +396,6 @@ UNITS = [
          "becbd0ab80dbefe64a8fdea4a19856924dd31504", "tf1", "no"),
     Unit("hwalsuklee+tensorflow-style-transfer", "github", "hwalsuklee/tensorflow-style-transfer",
          "3d028393c1cb59f78bf590956935adbdea5a589a", "tf1", "no"),
-    Unit("openai+imitation", "github", "openai/imitation",
-         "8a2ed905e2ac54bda0f71e5ee364e90568e6d031", "tf1", "some"),
     Unit("openai+generating-reviews-discovering-sentiment", "github", "openai/generating-reviews-discovering-sentiment",
          "0032e4b87903713ad4242599f5dda2eb7b8c40fd", "tf1", "no"),
     Unit("openai+multiagent-competition", "github", "openai/multiagent-competition",
@@ -432,8 +430,6 @@ UNITS = [
          "e9bca45c7a3d73e1b7ee5ce12ff4f33e4598f9d9", "tf1", "no"),
     Unit("pender+chatbot-rnn", "github", "pender/chatbot-rnn",
          "82cbb710beaf15da11b60e03f00bdbfd521df754", "tf1", "no"),
-    Unit("Kyubyong+wordvectors", "github", "Kyubyong/wordvectors",
-         "450c4592540d5c534df6b01f20e839d92d9ba5a1", "tf1", "yes"),
     Unit("Kyubyong+neural_chinese_transliterator", "github", "Kyubyong/neural_chinese_transliterator",
          "132cc624cde87d41625c77416581280571218174", "tf1", "no"),
     Unit("ematvey+tensorflow-seq2seq-tutorials", "github", "ematvey/tensorflow-seq2seq-tutorials",
@@ -456,7 +452,7 @@ UNITS = [
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
-# round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11 and UNITS[189:229] in round 12;
+# round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11 and UNITS[189:227] in round 12;
 # ROUND5 ... ROUND12 select a round's units for a measurement on them alone (heldout.py --units round5 ... round12).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
@@ -465,4 +461,4 @@ ROUND8 = frozenset(unit.name for unit in UNITS[122:143])
 ROUND9 = frozenset(unit.name for unit in UNITS[143:155])
 ROUND10 = frozenset(unit.name for unit in UNITS[155:178])
 ROUND11 = frozenset(unit.name for unit in UNITS[178:189])
-ROUND12 = frozenset(unit.name for unit in UNITS[189:229])
+ROUND12 = frozenset(unit.name for unit in UNITS[189:227])
