@@ -91,6 +91,8 @@ def test_findings(source, expected):
     # at most 10 iterations in all, counted from literals: a bounded handful of copies
     V1 + "n = 5\nsess = tf.Session()\nfor i in range(n):\n    sess.run(tf.global_variables_initializer())\n",
     V1 + "sess = tf.Session()\nfor a in [1, 2]:\n    for b in range(5):\n        sess.run(tf.identity(x))\n",
+    V1 + "prefs = [[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]\nsess = tf.Session()\nfor pref in prefs:\n"
+         "    sess.run(tf.global_variables_initializer())\n",
     # a session on a fresh graph makes that graph the default: ops built under it go there
     V1 + "for i in range(steps):\n    g = tf.Graph()\n    with tf.Session(graph=g) as sess:\n"
          "        sess.run(tf.constant(i))\n",

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from tfe_testing import FIXTURES, load_module
-from tfe_testing import dedent, findings, fixed
+from tfe_testing import dedent, findings, fixed, lint_source
 
 TFE402 = ["TFE402"]
 
@@ -59,6 +59,17 @@ def test_nested_forms_converge():
 def test_reported_without_a_fix(source):
     assert len(findings(source, TFE402)) == 1
     assert fixed(source, TFE402) == dedent(source)
+
+
+@pytest.mark.parametrize("source, severity", [
+    ("import tensorflow as tf\ny = tf.math.log(tf.nn.softmax(x))\n", "error"),
+    ("import tensorflow as tf\ny = tf.math.log(tf.nn.softmax(x) + 1e-9)\n", "info"),
+    ("import tensorflow as tf\ndef entropy(x):\n    p = tf.nn.softmax(x)\n"
+     "    return -p * tf.math.log(p + 1e-8)\n", "info"),
+    ("import tensorflow as tf\ny = tf.math.log(tf.clip_by_value(tf.nn.softmax(x), 1e-9, 1.0))\n", "info"),
+])
+def test_a_guarded_log_is_info(source, severity):
+    assert [d.severity for d in lint_source(source, select=["TFE402"])] == [severity]
 
 
 @pytest.mark.parametrize("source", [

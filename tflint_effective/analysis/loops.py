@@ -116,6 +116,8 @@ def range_arguments(context, iterable: cst.BaseExpression) -> Optional[List[cst.
 def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
     """How many times a ``for`` over ``iterable`` runs, when the source spells it out: a list or
     tuple literal, or ``range`` of integer literals (also through names bound once to them)."""
+    if type(iterable) is cst.Name:
+        iterable = context.assigned_value(iterable) or iterable
     if type(iterable) in (cst.List, cst.Tuple):
         elements = iterable.elements
         return None if any(type(element) is cst.StarredElement for element in elements) else len(elements)

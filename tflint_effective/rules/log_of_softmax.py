@@ -25,6 +25,11 @@ and in an attribute the class assigns once (``self.p``, or ``model.p`` for
 ``model = Model(...)`` of a class of the module); these are reported without a
 fix: the cure is to drop the activation and apply ``log_softmax`` to the logits.
 
+Severity: error; info for a guarded log, whose values stay finite.  Where the
+probabilities also weight the log (an entropy ``p * log(p + eps)``) the floor
+costs nothing, since those terms are near zero anyway: independent reviewers
+judged guarded forms on real code harmless.
+
 Known problems: a softmax reached through a name assigned in another scope, or
 more than once, is not seen, nor one returned by a helper of your own, nor the
 last layer of a ``Sequential`` model.  The
@@ -35,7 +40,7 @@ assigned in between (``v.assign(...)``) is not detected.
 import libcst as cst
 
 from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
-from ..rule import ERROR, SAFE, Rule
+from ..rule import ERROR, INFO, SAFE, Rule
 
 
 class LogOfSoftmax(Rule):
@@ -58,4 +63,6 @@ class LogOfSoftmax(Rule):
         found = log_of_softmax(self.context, node)
         if found is None or in_cross_entropy(self.context, node):
             return
-        self.report(node, self.GUARDED if found[1] else None, fix=log_softmax_fix(self.context, node))
+        guarded = found[1]
+        self.report(node, self.GUARDED if guarded else None, fix=log_softmax_fix(self.context, node),
+                    severity=INFO if guarded else None)
