@@ -14,7 +14,10 @@ arguments, comments and formatting are kept.  No fix is offered when the call
 already passes the new keyword too (TensorFlow rejects both at once; which one
 was meant needs a human).
 
-Known problems: keywords passed through ``**kwargs`` are not seen.
+Known problems: keywords passed through ``**kwargs`` are not seen.  ``keepdims``
+exists only from TF 1.5 on: code that still has to run on an older TensorFlow
+(``tf.pack``, ``tf.scalar_summary``) should keep ``keep_dims``; the rule does not
+tell such code apart.
 """
 import libcst as cst
 
