@@ -20,6 +20,10 @@ the sign stay as written.  A guarded log (``log(p + eps)``,
 ``log(clip_by_value(p, eps, 1))``) is reported without a fix, since the cure
 changes its values.
 
+Severity: error; info for a guarded entropy (``reduce_sum(p * log(p + eps))``, the
+same name on both sides): where the floor bites, ``p`` is near zero and so is the
+term, and the gradient stays finite.
+
 Known problems: the product must be the reduction's direct argument; a product
 bound to a name first (``ce = labels * log(p)``) is reported by TFE402 on the
 log instead, and ``p`` must be a softmax: computed by TensorFlow, the output of a layer with a
@@ -28,8 +32,8 @@ without a fix); probabilities returned by a model or a helper are not followed.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix
-from ..rule import ERROR, SAFE, Fix, Rule
+from ..analysis.numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix, operand, unguarded
+from ..rule import ERROR, INFO, SAFE, Fix, Rule
 
 
 class HandwrittenCrossEntropy(Rule):
@@ -59,4 +63,14 @@ class HandwrittenCrossEntropy(Rule):
         _, guarded = log_of_softmax(self.context, log)
         replacement = None if guarded else log_softmax_fix(self.context, log)
         fix = Fix(replacement, target=log) if replacement is not None else None
-        self.report(node, self.GUARDED if guarded else None, fix=fix)
+        self.report(node, self.GUARDED if guarded else None, fix=fix,
+                    severity=INFO if guarded and _entropy(self.context, node, log) else None)
+
+
+def _entropy(context, reduction: cst.Call, log: cst.Call) -> bool:
+    """``p * log(p + eps)``: the factor beside the log is the name the log guards."""
+    product = operand(reduction)
+    weight = product.right if product.left is log else product.left
+    return type(weight) is cst.Name and any(
+        guarded and type(p) is cst.Name and p.value == weight.value
+        for p, guarded in unguarded(context, operand(log)))
