@@ -185,7 +185,13 @@ NOT_TENSOR = {
     # TF1 root spellings of the parsers (they give dicts), static Python-valued questions
     "parse_example", "parse_single_example", "parse_sequence_example", "parse_single_sequence_example",
     "decode_csv", "resource_variables_enabled", "is_gpu_available", "is_built_with_cuda",
-    "get_collection_ref", "assert_type",
+    "dimension_value", "dimension_at_index", "get_collection_ref", "assert_type",
+}
+# Functions TF 1.0 removed (renamed): a module calling them was written for TF 0.x.
+REMOVED_IN_1_0 = {
+    "mul", "sub", "neg", "select", "pack", "unpack", "batch_matmul", "listdiff", "complex_abs",
+    "scalar_summary", "histogram_summary", "image_summary", "audio_summary", "merge_summary",
+    "merge_all_summaries", "train.SummaryWriter",
 }
 NOT_TENSOR_PREFIXES = (
     "config.", "dtypes.", "keras.", "data.", "distribute.", "train.", "summary.",

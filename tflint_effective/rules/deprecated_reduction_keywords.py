@@ -7,7 +7,10 @@ TF2.  The new names mean exactly the same thing in both APIs.
 
 Severity: warning where the call goes through the TF2 API (there it raises);
 info where it goes through ``tf.compat.v1`` (it works today, but is deprecated
-and removed in TF2).
+and removed in TF2), and info without a fix in a module that also calls
+functions TF 1.0 removed (``tf.mul``, ``tf.pack``, ``tf.scalar_summary``): such
+code targets TF 0.x, where the new names may not exist yet (``keepdims`` came
+with TF 1.5).
 
 Fix safety: safe.  Only the keyword is renamed; the value, the other
 arguments, comments and formatting are kept.  No fix is offered when the call
@@ -15,13 +18,12 @@ already passes the new keyword too (TensorFlow rejects both at once; which one
 was meant needs a human).
 
 Known problems: keywords passed through ``**kwargs`` are not seen.  ``keepdims``
-exists only from TF 1.5 on: code that still has to run on an older TensorFlow
-(``tf.pack``, ``tf.scalar_summary``) should keep ``keep_dims``; the rule does not
-tell such code apart.
+exists only from TF 1.5 on: code pinned to TF 1.0-1.4 (which shows no removed
+function) is still offered the fix.
 """
 import libcst as cst
 
-from ..analysis.tf_api import REDUCTIONS, with_math
+from ..analysis.tf_api import REDUCTIONS, REMOVED_IN_1_0, with_math
 from ..rule import INFO, SAFE, WARNING, Rule
 
 BOTH = {"reduction_indices": "axis", "keep_dims": "keepdims"}
@@ -54,9 +56,18 @@ class DeprecatedReductionKeywords(Rule):
         mean = tf.reduce_mean(x, axis=[1], keepdims=True)
     """
 
+    OLD_TF_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this module also calls functions TF 1.0 "
+                      "removed: written for TF 0.x, which may lack `{new}=`")
+
+    def setup(self) -> None:
+        self.old_tf = False  # the module calls a function TF 1.0 removed: written for TF 0.x
+
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
-        renames = RENAMES.get(name.path) if name is not None else None
+        if name is None:
+            return
+        self.old_tf = self.old_tf or name.path in REMOVED_IN_1_0
+        renames = RENAMES.get(name.path)
         if not renames:
             return
         given = {arg.keyword.value for arg in node.args if arg.keyword is not None}
@@ -68,7 +79,16 @@ class DeprecatedReductionKeywords(Rule):
             v1 = name.compat == "v1"
             message = (self.V1_MESSAGE if v1 else self.MESSAGE).format(old=old, new=new)
             severity = INFO if v1 else WARNING
+            self.report(arg, self.OLD_TF_MESSAGE.format(old=old, new=new), severity=INFO, when=self._old_tf)
             if new in given:
-                self.report(arg, message + " (the call passes both; keep one)", severity=severity)
+                self.report(arg, message + " (the call passes both; keep one)", severity=severity,
+                            when=self._current_tf)
             else:
-                self.report(arg, message, fix=arg.with_changes(keyword=cst.Name(new)), severity=severity)
+                self.report(arg, message, fix=arg.with_changes(keyword=cst.Name(new)), severity=severity,
+                            when=self._current_tf)
+
+    def _old_tf(self) -> bool:
+        return self.old_tf
+
+    def _current_tf(self) -> bool:
+        return not self.old_tf
