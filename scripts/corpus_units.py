@@ -531,13 +531,66 @@ UNITS = [
          "7ee7ce14b6e85cd05522712b146f3a473adc52d4", "tf1", "some"),
     Unit("hardmaru+sketch-rnn", "github", "hardmaru/sketch-rnn",
          "862bb94a15d48f0c42af71a9ede1681a0a2d2602", "tf1", "some"),
+    # --- added in round 14 (fresh held-out TF1 NLP, research libraries, GANs and Keras 2 projects) ---
+    Unit("DongjunLee+transformer-tensorflow", "github", "DongjunLee/transformer-tensorflow",
+         "b6585fa7504f0f35327f2a3994dac7b06b6036f7", "tf1", "no", notebooks=True),
+    Unit("DongjunLee+text-cnn-tensorflow", "github", "DongjunLee/text-cnn-tensorflow",
+         "1e9ebb02dd806550e717f2ace680117feaa532bf", "tf1", "no"),
+    Unit("zhedongzheng+finch", "github", "zhedongzheng/finch",
+         "074d9ebdd452377d916745f3b71f85b488e9a98f", "mixed", "no", notebooks=True),
+    Unit("hunkim+word-rnn-tensorflow", "github", "hunkim/word-rnn-tensorflow",
+         "5df11c5578a43bf0b732e0bcb63ee8fec7a29d33", "tf1", "no"),
+    Unit("nicolas-ivanov+tf_seq2seq_chatbot", "github", "nicolas-ivanov/tf_seq2seq_chatbot",
+         "328650745aaf7b9828ff3a36c443df8a7cb800ab", "tf1", "no"),
+    Unit("llSourcell+tensorflow_speech_recognition_demo", "github", "llSourcell/tensorflow_speech_recognition_demo",
+         "ff7a935e0cb07c763bd6953d0f4fa75ddcae1de4", "tf1", "no"),
+    Unit("tensorflow+deepmath", "github", "tensorflow/deepmath",
+         "b5b721f54de1d5d6a02d78f5da5995237f9995f9", "tf1", "no"),
+    Unit("google-research+morph-net", "github", "google-research/morph-net",
+         "d9286a154602d9ee2019e986d161cb5b30c8fa2f", "tf1", "no", notebooks=True),
+    Unit("google-research+meta-dataset", "github", "google-research/meta-dataset",
+         "167609505780a3dc604f50206253d65839093be9", "tf1", "no", notebooks=True),
+    Unit("google-research+mixmatch", "github", "google-research/mixmatch",
+         "1011a1d51eaa9ca6f5dba02096a848d1fe3fc38e", "tf1", "no"),
+    Unit("google-research+noisystudent", "github", "google-research/noisystudent",
+         "aac52bf02448f6e45aee6c418f3e588803e4fa43", "tf1", "no", notebooks=True),
+    Unit("google-research+tapas", "github", "google-research/tapas",
+         "569a3c31451d941165bd10783f73f494406b3906", "tf1", "no", notebooks=True),
+    Unit("openai+finetune-transformer-lm", "github", "openai/finetune-transformer-lm",
+         "a69b5c43b0452462890bca8ff92fb75dee9290cf", "tf1", "no"),
+    Unit("taki0112+CartoonGAN-Tensorflow", "github", "taki0112/CartoonGAN-Tensorflow",
+         "890decc647fbfd90a5314290b2771c496562ada8", "tf1", "no"),
+    Unit("yunjey+davian-tensorflow", "github", "yunjey/davian-tensorflow",
+         "fa683eb4c515bafd91f627865666e1f2125a22d2", "tf1", "some", notebooks=True),
+    Unit("shaohua0116+Multiview2Novelview", "github", "shaohua0116/Multiview2Novelview",
+         "a5e236f3c564bf287c8a09d855fd2134ba86b299", "tf1", "no"),
+    Unit("shaohua0116+Activation-Visualization-Histogram", "github", "shaohua0116/Activation-Visualization-Histogram",
+         "46299c8d059c2548e5de27da1ba85ed2e848e19b", "tf1", "no"),
+    Unit("dongjun-Lee+transfer-learning-text-tf", "github", "dongjun-Lee/transfer-learning-text-tf",
+         "6f71d728f2b535acc4d45b17035dfc2e47ad3135", "tf1", "no"),
+    Unit("wenwei202+terngrad", "github", "wenwei202/terngrad",
+         "ec4f75e9a3a1e1c4b2e6494d830fbdfdd2e03ddc", "tf1", "some", notebooks=True),
+    Unit("MorvanZhou+Tensorflow-Computer-Vision-Tutorial", "github", "MorvanZhou/Tensorflow-Computer-Vision-Tutorial",
+         "1c058572d6a1e0886f89078be440a4471cce1f58", "tf1", "no"),
+    Unit("experiencor+keras-yolo3", "github", "experiencor/keras-yolo3",
+         "768c524f277adbfd26c2f44d73cb1826bbaf2d10", "tf1", "no"),
+    Unit("experiencor+basic-yolo-keras", "github", "experiencor/basic-yolo-keras",
+         "8bc3fcdc123a5d6b9624ed4188e07b876b79dac5", "tf1", "no", notebooks=True),
+    Unit("keras-team+keras-contrib", "github", "keras-team/keras-contrib",
+         "3fc5ef709e061416f4bc8a92ca3750c824b5d2b0", "tf1", "no"),
+    Unit("raghakot+keras-vis", "github", "raghakot/keras-vis",
+         "90ae5565951b5e6a90d706b8205c2c4dfc271505", "tf1", "no", notebooks=True),
+    Unit("titu1994+DenseNet", "github", "titu1994/DenseNet",
+         "60b18584caf697fc0f78257c08509a0f020098ff", "tf1", "no"),
+    Unit("titu1994+Keras-ResNeXt", "github", "titu1994/Keras-ResNeXt",
+         "d63d15fad5f4db6351870aca04829e0cd7f822d3", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
-# round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11, UNITS[189:227] in round 12
-# and UNITS[227:268] in round 13;
-# ROUND5 ... ROUND13 select a round's units for a measurement on them alone (heldout.py --units round5 ... round13).
+# round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11, UNITS[189:227] in round 12,
+# UNITS[227:268] in round 13 and UNITS[268:294] in round 14;
+# ROUND5 ... ROUND14 select a round's units for a measurement on them alone (heldout.py --units round5 ... round14).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -547,3 +600,4 @@ ROUND10 = frozenset(unit.name for unit in UNITS[155:178])
 ROUND11 = frozenset(unit.name for unit in UNITS[178:189])
 ROUND12 = frozenset(unit.name for unit in UNITS[189:227])
 ROUND13 = frozenset(unit.name for unit in UNITS[227:268])
+ROUND14 = frozenset(unit.name for unit in UNITS[268:294])
