@@ -142,7 +142,8 @@ class Rule(cst.BatchableCSTVisitor):
         when: Optional[Callable[[], bool]] = None,
     ) -> None:
         """Report ``node``; ``fix`` may be a bare replacement node (safe).  ``when`` is a
-        condition known only after the traversal (``context.tf2_thunk(node)``)."""
+        condition known only after the traversal (``context.tf2_thunk(node)``); it must not
+        hold the rule itself (a bound method would make a cycle that keeps the tree alive)."""
         if fix is not None and not isinstance(fix, Fix):
             fix = Fix(fix)
         if fix is not None and fix.target is None:

@@ -60,13 +60,16 @@ class DeprecatedReductionKeywords(Rule):
                       "removed: written for TF 0.x, which may lack `{new}=`")
 
     def setup(self) -> None:
-        self.old_tf = False  # the module calls a function TF 1.0 removed: written for TF 0.x
+        # The functions TF 1.0 removed that the module calls (it was written for TF 0.x).  A list the
+        # reports' conditions read: a condition that held the rule would make a reference cycle.
+        self.removed_calls = []
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
         if name is None:
             return
-        self.old_tf = self.old_tf or name.path in REMOVED_IN_1_0
+        if name.path in REMOVED_IN_1_0:
+            self.removed_calls.append(name.path)
         renames = RENAMES.get(name.path)
         if not renames:
             return
@@ -79,16 +82,11 @@ class DeprecatedReductionKeywords(Rule):
             v1 = name.compat == "v1"
             message = (self.V1_MESSAGE if v1 else self.MESSAGE).format(old=old, new=new)
             severity = INFO if v1 else WARNING
-            self.report(arg, self.OLD_TF_MESSAGE.format(old=old, new=new), severity=INFO, when=self._old_tf)
+            removed = self.removed_calls
+            self.report(arg, self.OLD_TF_MESSAGE.format(old=old, new=new), severity=INFO, when=lambda: bool(removed))
             if new in given:
                 self.report(arg, message + " (the call passes both; keep one)", severity=severity,
-                            when=self._current_tf)
+                            when=lambda: not removed)
             else:
                 self.report(arg, message, fix=arg.with_changes(keyword=cst.Name(new)), severity=severity,
-                            when=self._current_tf)
-
-    def _old_tf(self) -> bool:
-        return self.old_tf
-
-    def _current_tf(self) -> bool:
-        return not self.old_tf
+                            when=lambda: not removed)
