@@ -223,8 +223,8 @@ def jobs_speedup(tfe, tree: Path, env, repeat: int, settle_seconds: float) -> st
     print(f"  --jobs 2 pairs done (loads {', '.join(f'{x:.2f}' for x in loads)})", file=sys.stderr)
     if not speedups:
         return f"6. --jobs 2 speed-up: not measurable (load average {min(loads):.2f} or more, not below 0.5)"
-    return (f"6. --jobs 2 wall-time speed-up: {statistics.median(speedups):.2f}x (median of {len(speedups)} "
-            f"pairs at load < 0.5: {', '.join(f'{x:.2f}' for x in speedups)}; target >= 1.8)")
+    return (f"6. --jobs 2 wall-time speed-up: {statistics.median(speedups):.3f}x (median of {len(speedups)} "
+            f"pairs at load < 0.5: {', '.join(f'{x:.3f}' for x in speedups)}; target >= 1.8)")
 
 
 def main(argv=None) -> int:
