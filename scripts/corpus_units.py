@@ -584,13 +584,64 @@ UNITS = [
          "60b18584caf697fc0f78257c08509a0f020098ff", "tf1", "no"),
     Unit("titu1994+Keras-ResNeXt", "github", "titu1994/Keras-ResNeXt",
          "d63d15fad5f4db6351870aca04829e0cd7f822d3", "tf1", "no"),
+    # --- round 15 ---
+    Unit("carpedm20+SPIRAL-tensorflow", "github", "carpedm20/SPIRAL-tensorflow",
+         "2cca458f5d0d856c7bb73e877eea24906eda522f", "tf1", "no"),
+    Unit("allenai+bi-att-flow", "github", "allenai/bi-att-flow",
+         "49004549e9a88b78c359b31481afa7792dbb3f4a", "tf1", "no", notebooks=True),
+    Unit("google+dopamine", "github", "google/dopamine",
+         "5873f5494ee0c2d7c016d0ab2ad530354fec59d0", "mixed", "no", notebooks=True),
+    Unit("rockingdingo+deepnlp", "github", "rockingdingo/deepnlp",
+         "fcb0b9c1d51fa43609060f9f0cdde289e9855f01", "tf1", "no"),
+    Unit("songrotek+DDPG", "github", "songrotek/DDPG",
+         "18825eed85f877b23cf9b531a8c5821d9f956eb2", "tf1", "some"),
+    Unit("abisee+pointer-generator", "github", "abisee/pointer-generator",
+         "b29e986f24fdd01a6b6d6008187c5c887f0be282", "tf1", "yes"),
+    Unit("OpenNMT+OpenNMT-tf", "github", "OpenNMT/OpenNMT-tf",
+         "6f3b952ebb973dec31250a806bf0f56ff730d0b5", "tf2", "no"),
+    Unit("Determined22+zh-NER-TF", "github", "Determined22/zh-NER-TF",
+         "e4a8732de88071dac5d1fce8da18de98365389fa", "tf1", "no"),
+    Unit("crownpku+Information-Extraction-Chinese", "github", "crownpku/Information-Extraction-Chinese",
+         "cc81efe99b56d280f475ae7c28d0c0ad44c6d383", "tf1", "no"),
+    Unit("tensorflow+mesh", "github", "tensorflow/mesh",
+         "da907937e68aa421186f1178d71eb5f736fcb069", "tf1", "no"),
+    Unit("deepmind+leo", "github", "deepmind/leo",
+         "de9a0c2a77dd7a42c1986b1eef18d184a86e294a", "tf1", "no"),
+    Unit("openai+sparse_attention", "github", "openai/sparse_attention",
+         "c53f3bdbf6225be0582f0357072e82b13c69be7d", "tf1", "no"),
+    Unit("openai+safety-starter-agents", "github", "openai/safety-starter-agents",
+         "4151a283967520ee000f03b3a79bf35262ff3509", "tf1", "no"),
+    Unit("blei-lab+edward", "github", "blei-lab/edward",
+         "352596c3bc77e1cb5c01f77ac3283a53c74dbf21", "tf1", "some", notebooks=True),
+    Unit("thu-ml+zhusuan", "github", "thu-ml/zhusuan",
+         "4386b2a12ae4f4ed8e694e504e51d7dcdfd6f22a", "tf1", "no"),
+    Unit("rll+rllab", "github", "rll/rllab",
+         "ba78e4c16dc492982e648f117875b22af3965579", "tf1", "no", notebooks=True),
+    Unit("google+edward2", "github", "google/edward2",
+         "ee025600cb3cf288230f34929d8a7110e719686b", "tf2", "no", notebooks=True),
+    Unit("tensorflow+text", "github", "tensorflow/text",
+         "17c38bf014810b80abbb7c13ff1c2ac3cd9f710f", "tf2", "no", notebooks=True),
+    Unit("google-research+batch_rl", "github", "google-research/batch_rl",
+         "6f7f4d55af077b7f27648d8b970cf1558c3e791d", "tf1", "no"),
+    Unit("google-research+seed_rl", "github", "google-research/seed_rl",
+         "0e1e0ac9178a670ad1e1463baed92020e88905ec", "tf2", "no", notebooks=True),
+    Unit("google-research+football", "github", "google-research/football",
+         "3d9e754720a95621bba6475c4d3b0d56fe919014", "tf1", "no", notebooks=True),
+    Unit("danijar+dreamer", "github", "danijar/dreamer",
+         "56d4d444dfd0582b0e79dab80aebbea74c0ce40d", "tf2", "no"),
+    Unit("hwalsuklee+tensorflow-fast-style-transfer", "github", "hwalsuklee/tensorflow-fast-style-transfer",
+         "50438ad8b620af7d45ab8c4e050a7044d68ebe46", "tf1", "no"),
+    Unit("pannous+tensorflow-ocr", "github", "pannous/tensorflow-ocr",
+         "52579ae55549429a1631193b2e6218087d0c60de", "tf1", "no"),
+    Unit("RuiShu+micro-projects", "github", "RuiShu/micro-projects",
+         "ee2229446663f0cae55f7d7e126088229b425338", "tf1", "some", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
 # round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11, UNITS[189:227] in round 12,
-# UNITS[227:268] in round 13 and UNITS[268:294] in round 14;
-# ROUND5 ... ROUND14 select a round's units for a measurement on them alone (heldout.py --units round5 ... round14).
+# UNITS[227:268] in round 13, UNITS[268:294] in round 14 and UNITS[294:319] in round 15;
+# ROUND5 ... ROUND15 select a round's units for a measurement on them alone (heldout.py --units round5 ... round15).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -601,3 +652,4 @@ ROUND11 = frozenset(unit.name for unit in UNITS[178:189])
 ROUND12 = frozenset(unit.name for unit in UNITS[189:227])
 ROUND13 = frozenset(unit.name for unit in UNITS[227:268])
 ROUND14 = frozenset(unit.name for unit in UNITS[268:294])
+ROUND15 = frozenset(unit.name for unit in UNITS[294:319])
