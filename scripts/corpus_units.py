@@ -635,13 +635,48 @@ UNITS = [
          "52579ae55549429a1631193b2e6218087d0c60de", "tf1", "no"),
     Unit("RuiShu+micro-projects", "github", "RuiShu/micro-projects",
          "ee2229446663f0cae55f7d7e126088229b425338", "tf1", "some", notebooks=True),
+    # --- round 16 ---
+    Unit("kvfrans+generative-adversial", "github", "kvfrans/generative-adversial",
+         "9bfb030cbaa0a93c48e72b40566aabbc72ed8e22", "tf1", "some"),
+    Unit("kvfrans+draw-color", "github", "kvfrans/draw-color",
+         "cf971adb0c641738bf64137360a6f857d621c352", "tf1", "some"),
+    Unit("kvfrans+parallel-trpo", "github", "kvfrans/parallel-trpo",
+         "a08599d699db0d63a19131801f30d607f84290ba", "tf1", "some"),
+    Unit("llSourcell+Generative_Adversarial_networks_LIVE", "github", "llSourcell/Generative_Adversarial_networks_LIVE",
+         "2cc9afeefa7d6ff749ce8234bba6695418424f19", "tf1", "no", notebooks=True),
+    Unit("jostmey+NakedTensor", "github", "jostmey/NakedTensor",
+         "02681ccd3cffff0ca0a1962f0ca50cffe0c5c423", "tf1", "no"),
+    Unit("jostmey+rwa", "github", "jostmey/rwa",
+         "41d73d0bd9ffba71ea5ead5b3de2704dacbe531d", "tf1", "no"),
+    Unit("backstopmedia+tensorflowbook", "github", "backstopmedia/tensorflowbook",
+         "54b34afb52bd1bf78a9827b81c7c1e962a08406b", "tf1", "some", notebooks=True),
+    Unit("jikexueyuanwiki+tensorflow-zh", "github", "jikexueyuanwiki/tensorflow-zh",
+         "28dd80bc65d60fe1fc8a19583ed9a669f16e0e23", "tf1", "no"),
+    Unit("guillaume-chevalier+LSTM-Human-Activity-Recognition", "github", "guillaume-chevalier/LSTM-Human-Activity-Recognition",
+         "5864e44a4cde5f790e91c853b2f3725617ee649f", "tf1", "no", notebooks=True),
+    Unit("guillaume-chevalier+seq2seq-signal-prediction", "github", "guillaume-chevalier/seq2seq-signal-prediction",
+         "fd219daaafebff81c8193040a8c539826a39e26f", "tf2", "no", notebooks=True),
+    Unit("hunkim+ReinforcementZeroToAll", "github", "hunkim/ReinforcementZeroToAll",
+         "276e950a95c006666f1a34362dfd40ef4264ffbb", "tf1", "no", notebooks=True),
+    Unit("dBeker+Faster-RCNN-TensorFlow-Python3", "github", "dBeker/Faster-RCNN-TensorFlow-Python3",
+         "ae0b7c2916b6a945872bfd61096524de79f9c394", "tf1", "some", notebooks=True),
+    Unit("ematvey+hierarchical-attention-networks", "github", "ematvey/hierarchical-attention-networks",
+         "8e8ba74011874812796d58e416d87713c6733896", "tf1", "no"),
+    Unit("awjuliani+TF-Tutorials", "github", "awjuliani/TF-Tutorials",
+         "0979b98498f906974917cc77f49431a8e3688b00", "tf1", "some", notebooks=True),
+    Unit("floodsung+DRL-FlappyBird", "github", "floodsung/DRL-FlappyBird",
+         "f4fb85de8cb74db8ea21aa12a822d6ab52f3f60b", "tf1", "no"),
+    Unit("Breta01+handwriting-ocr", "github", "Breta01/handwriting-ocr",
+         "64457fa24e8513d614111c554b8591943fc5c289", "tf1", "no", notebooks=True),
+    Unit("bojone+bert4keras", "github", "bojone/bert4keras",
+         "c1ae0dc5eff66d329ab3c5c7ee369124ddbb6f87", "mixed", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
 # round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11, UNITS[189:227] in round 12,
-# UNITS[227:268] in round 13, UNITS[268:294] in round 14 and UNITS[294:319] in round 15;
-# ROUND5 ... ROUND15 select a round's units for a measurement on them alone (heldout.py --units round5 ... round15).
+# UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15 and UNITS[319:336] in round 16;
+# ROUND5 ... ROUND16 select a round's units for a measurement on them alone (heldout.py --units round5 ... round16).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -653,3 +688,4 @@ ROUND12 = frozenset(unit.name for unit in UNITS[189:227])
 ROUND13 = frozenset(unit.name for unit in UNITS[227:268])
 ROUND14 = frozenset(unit.name for unit in UNITS[268:294])
 ROUND15 = frozenset(unit.name for unit in UNITS[294:319])
+ROUND16 = frozenset(unit.name for unit in UNITS[319:336])
