@@ -670,13 +670,50 @@ UNITS = [
          "64457fa24e8513d614111c554b8591943fc5c289", "tf1", "no", notebooks=True),
     Unit("bojone+bert4keras", "github", "bojone/bert4keras",
          "c1ae0dc5eff66d329ab3c5c7ee369124ddbb6f87", "mixed", "no"),
+    # --- round 17 ---
+    Unit("pbhatia243+Neural_Conversation_Models", "github", "pbhatia243/Neural_Conversation_Models",
+         "8cd885674855e26c57c9d4adc576c2bfe7739e92", "tf1", "some"),
+    Unit("oarriaga+face_classification", "github", "oarriaga/face_classification",
+         "b861d21b0e76ca5514cdeb5b56a689b7318584f4", "tf1", "no"),
+    Unit("tkuanlun350+Tensorflow-SegNet", "github", "tkuanlun350/Tensorflow-SegNet",
+         "5b52411a16ccafa020d54cf3a87e38b8db9390ae", "tf1", "no"),
+    Unit("tinghuiz+SfMLearner", "github", "tinghuiz/SfMLearner",
+         "65f71f10da7a0576961a869ec3b3c1a68e89f188", "tf1", "no", notebooks=True),
+    Unit("iro-cp+FCRN-DepthPrediction", "github", "iro-cp/FCRN-DepthPrediction",
+         "4212943719de2ce7e287a289e9fb2b4b54bc2417", "tf1", "no"),
+    Unit("syang1993+gst-tacotron", "github", "syang1993/gst-tacotron",
+         "f28635c539d6a3a9ceece7be2acf8aa2fe3477b0", "tf1", "no"),
+    Unit("andabi+deep-voice-conversion", "github", "andabi/deep-voice-conversion",
+         "983c275d669e8f6c935b08582063f8aaaecff48e", "tf1", "no"),
+    Unit("PacktPublishing+TensorFlow-1x-Deep-Learning-Cookbook", "github", "PacktPublishing/TensorFlow-1x-Deep-Learning-Cookbook",
+         "9e23044b0c43e2f6b9ad40a82023f7935757d3d0", "tf1", "some", notebooks=True),
+    Unit("PacktPublishing+Deep-Learning-with-TensorFlow", "github", "PacktPublishing/Deep-Learning-with-TensorFlow",
+         "be3cd0c08d2d8b3cafe958580d09aae41acd373e", "tf1", "some"),
+    Unit("PacktPublishing+TensorFlow-Machine-Learning-Cookbook", "github", "PacktPublishing/TensorFlow-Machine-Learning-Cookbook",
+         "1ba4e224501eb852b4c837859b8ae6df416e5409", "tf1", "some"),
+    Unit("sudharsan13296+Hands-On-Reinforcement-Learning-With-Python", "github", "sudharsan13296/Hands-On-Reinforcement-Learning-With-Python",
+         "5440811df8da575eb41b131f897ddd8a7ce40d5f", "tf1", "some", notebooks=True),
+    Unit("sudharsan13296+Hands-On-Deep-Learning-Algorithms-with-Python", "github", "sudharsan13296/Hands-On-Deep-Learning-Algorithms-with-Python",
+         "59efa4d874288f34b07807b848e4dbff34ff8aee", "mixed", "some", notebooks=True),
+    Unit("pat-coady+trpo", "github", "pat-coady/trpo",
+         "5332fb8fce862b082e828bb8acc1cd71af8c5223", "tf1", "no", notebooks=True),
+    Unit("haarnoja+sac", "github", "haarnoja/sac",
+         "8258e33633c7e37833cc39315891e77adfbe14b2", "tf1", "no"),
+    Unit("xhujoy+pysc2-agents", "github", "xhujoy/pysc2-agents",
+         "416277cf6c415399e26652fbab4dd9cf470ebe51", "tf1", "no"),
+    Unit("chris-chris+pysc2-examples", "github", "chris-chris/pysc2-examples",
+         "c8074a1f49050268451c42e96525496526bea749", "tf1", "some"),
+    Unit("rail-berkeley+softlearning", "github", "rail-berkeley/softlearning",
+         "13cf187cc93d90f7c217ea2845067491c3c65464", "tf2", "no"),
+    Unit("PacktPublishing+Advanced-Deep-Learning-with-Keras", "github", "PacktPublishing/Advanced-Deep-Learning-with-Keras",
+         "b065726ee733d32c6bd618fc7643c9fc51767c75", "tf2", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
 # round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11, UNITS[189:227] in round 12,
-# UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15 and UNITS[319:336] in round 16;
-# ROUND5 ... ROUND16 select a round's units for a measurement on them alone (heldout.py --units round5 ... round16).
+# UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15, UNITS[319:336] in round 16 and UNITS[336:354] in round 17;
+# ROUND5 ... ROUND17 select a round's units for a measurement on them alone (heldout.py --units round5 ... round17).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -689,3 +726,4 @@ ROUND13 = frozenset(unit.name for unit in UNITS[227:268])
 ROUND14 = frozenset(unit.name for unit in UNITS[268:294])
 ROUND15 = frozenset(unit.name for unit in UNITS[294:319])
 ROUND16 = frozenset(unit.name for unit in UNITS[319:336])
+ROUND17 = frozenset(unit.name for unit in UNITS[336:354])
