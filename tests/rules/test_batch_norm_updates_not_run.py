@@ -20,12 +20,18 @@ def lint(source):
     (V1 + "h = tf.layers.batch_normalization(x, training=True)\nv = tf.get_collection(tf.GraphKeys.LOSSES)\n"
           "w = tf.get_collection('weights')\nwith tf.control_dependencies([check]):\n    " + TRAIN
           + "step = tf.group(train_op, check)\n" + INFER, [(2, 5, "TFE602")]),
-    (V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN,
-     [(3, 12, "TFE602")]),
+    # a flag that only a parameter or a placeholder carries: inference shows elsewhere in the module
+    *[(V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN
+       + evidence, [(3, 12, "TFE602")]) for evidence in (
+        "probs = net(x, is_training=False)\n",
+        "flag = tf.placeholder(tf.bool)\nsess.run(probs, {x: batch, flag: True})\nsess.run(probs, {x: batch, model.train_phase: 0})\n",
+        "flag = tf.placeholder_with_default(True, [])\n",
+        "saver = tf.train.Saver()\n",
+        "spec = tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.PREDICT, predictions=probs)\n")],
     (TF + "h = tf.compat.v1.layers.batch_normalization(x, training=mode == 'train')\nsess = tf.compat.v1.Session()\n"
           "grads = opt.compute_gradients(loss)\nstep = opt.apply_gradients(grads)\n", [(2, 5, "TFE602")]),
     # contrib and slim: is_training defaults to True, updates_collections to UPDATE_OPS
-    (SLIM + "h = slim.batch_norm(x)\nh = tf.contrib.layers.batch_norm(h, is_training=training)\n" + TRAIN,
+    (SLIM + "h = slim.batch_norm(x)\nh = tf.contrib.layers.batch_norm(h, is_training=training)\n" + TRAIN + INFER,
      [(3, 5, "TFE602"), (4, 5, "TFE602")]),
     (V1 + "import tf_slim as slim\nh = slim.batch_norm(x)\n" + TRAIN + INFER, [(3, 5, "TFE602")]),
     (SLIM + "h = slim.conv2d(x, 8, 3, normalizer_fn=slim.batch_norm)\n" + TRAIN + INFER, [(3, 40, "TFE602")]),
@@ -45,6 +51,11 @@ def test_findings(source, expected):
     # every batch norm trains: the moving statistics are never read (a GAN sampling in training mode)
     V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN,
     V1 + "TRAINING = True\nh = tf.layers.batch_normalization(x, training=TRAINING)\n" + TRAIN,
+    V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN + "saver = tf.train.Saver()\n",
+    # nothing shows inference: a parameter flag, a placeholder fed only True, False for other keywords
+    V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN
+    + "flag = tf.placeholder(tf.bool)\nh = net(x, flag)\nsess.run(train_op, {x: batch, flag: True})\n"
+    + "w = tf.get_variable('w', [1], trainable=False)\nsess.run(h, {x: batch, done: False})\n",
     SLIM + "h = tf.contrib.layers.batch_norm(x)\nh = slim.conv2d(h, 8, 3, normalizer_fn=slim.batch_norm, "
            "normalizer_params={'decay': 0.9})\n" + TRAIN,
     # the module runs the update ops (or updates in place)

@@ -67,18 +67,21 @@ def test_through_compat_v1_it_works_today_so_it_is_info():
 
 
 @pytest.mark.parametrize("removed", ["tf.mul(a, b)", "tf.pack([a, b])", "tf.scalar_summary('loss', a)",
-                                     "tf.train.SummaryWriter('logs')"])
+                                     "tf.train.SummaryWriter('logs')", "tf.concat(1, [a, b])",
+                                     "tf.concat(-1, [a, b])", "tf.split(0, 2, a)"])
 def test_code_for_tf_0_x_is_info_without_a_fix(removed):
     from tflint_effective.engine.lint import lint_source
 
     source = f"import tensorflow as tf\nz = {removed}\nm = tf.reduce_mean(x, keep_dims=True)\n"
     assert [(d.line, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
-        (3, "info", "`keep_dims=` is deprecated (`keepdims=`), but this module also calls functions TF 1.0 "
-                    "removed: written for TF 0.x, which may lack `keepdims=`")]
+        (3, "info", "`keep_dims=` is deprecated (`keepdims=`), but this module also makes calls TF 1.0 "
+                    "removed or reordered: written for TF 0.x, which may lack `keepdims=`")]
     assert fixed(source, ["TFE102"]) == source
 
 
-def test_tf_1_names_of_the_removed_functions_keep_the_warning_and_the_fix():
-    source = "import tensorflow as tf\nz = tf.multiply(tf.stack([a]), b)\nm = tf.reduce_mean(x, keep_dims=True)\n"
+@pytest.mark.parametrize("tf_1", ["tf.multiply(tf.stack([a]), b)", "tf.concat([a, b], 1)", "tf.split(a, 2, 0)",
+                                  "tf.concat(values=[a], axis=0)", "tf.split(a, 2)"])
+def test_tf_1_names_and_argument_orders_keep_the_warning_and_the_fix(tf_1):
+    source = f"import tensorflow as tf\nz = {tf_1}\nm = tf.reduce_mean(x, keep_dims=True)\n"
     assert findings(source, ["TFE102"]) == [(3, 23, "TFE102")]
     assert fixed(source, ["TFE102"]) == source.replace("keep_dims", "keepdims")

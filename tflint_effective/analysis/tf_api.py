@@ -193,6 +193,9 @@ REMOVED_IN_1_0 = {
     "scalar_summary", "histogram_summary", "image_summary", "audio_summary", "merge_summary",
     "merge_all_summaries", "train.SummaryWriter",
 }
+# Functions whose positional order TF 1.0 changed, with the 0.x arity: an integer first is the 0.x
+# order (``concat(concat_dim, values)``, ``split(split_dim, num_split, value)``).
+REORDERED_IN_1_0 = {"concat": 2, "split": 3}
 NOT_TENSOR_PREFIXES = (
     "config.", "dtypes.", "keras.", "data.", "distribute.", "train.", "summary.",
     "io.gfile.", "saved_model.", "debugging.", "test.", "errors.", "estimator.",

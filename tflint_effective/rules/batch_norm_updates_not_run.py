@@ -36,7 +36,12 @@ contrib/slim batch norms are not reported in a module that uses
 whose batch norms all train (``training`` / ``is_training`` certainly True): the
 moving statistics are read only in inference mode, and such a module never
 uses it (a GAN that samples in training mode); a program that restores the
-checkpoint for inference elsewhere is not seen.  Layer objects
+checkpoint for inference elsewhere is not seen.  A flag of unknown value (a
+parameter, a placeholder) counts as inference only where the module shows one
+now or later: False passed or fed for a training flag (``net(x,
+is_training=False)``, ``{is_training: False}``), a ``placeholder_with_default``
+flag, estimator ``ModeKeys``, or a ``Saver`` / SavedModel export; a flag only
+ever fed True trains in every run.  Layer objects
 (``tf.layers.BatchNormalization``) and Keras layers are not seen.
 """
 import re
@@ -53,6 +58,10 @@ MESSAGE = ("`{code}` puts its moving mean/variance updates in UPDATE_OPS, and th
            "`runtime_checks.train_op_with_updates(optimizer, loss)`")
 MENTIONS = re.compile("|".join(("update_ops", "updates_collections", "get_updates_for", *RUNS_UPDATE_OPS)),
                       re.IGNORECASE).search
+# Names of training flags (``is_training``, ``train_phase``, ``mode``; not ``trainable``).
+FLAG = re.compile(r"(^|_)(training|train|phase)(_|$)|^mode$", re.IGNORECASE).search
+# Names that show a run in inference mode, or a model kept for one (checkpoint, SavedModel).
+INFERENCE_NAMES = {"ModeKeys", "Saver", "saved_model", "export_savedmodel", "export_saved_model"}
 TRAIN_METHODS = ("minimize", "apply_gradients")
 
 
@@ -79,7 +88,9 @@ class BatchNormUpdatesNotRun(Rule):
 
     def setup(self) -> None:
         self.norms = []  # [(node, is contrib/slim)]: batch norms that train
-        self.trains = self.handled = self.arg_scope = self.infers = False
+        # infers: a batch norm reads the moving statistics (its flag is False or a mode); flexible: a
+        # flag is a value of unknown origin; evidence: the module shows an inference run elsewhere
+        self.trains = self.handled = self.arg_scope = self.infers = self.flexible = self.evidence = False
         self.silent_names = set()  # names that mention no update ops
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -109,6 +120,21 @@ class BatchNormUpdatesNotRun(Rule):
             self.handled = self._unknown_dependencies(name.leaf, node)
         if name is not None and name.leaf == "arg_scope" or kind is cst.Name and func.value == "arg_scope":
             self.arg_scope = True
+        if not self.evidence:
+            self.evidence = any(arg.keyword is not None and FLAG(arg.keyword.value) and self._false(arg.value)
+                              for arg in node.args) or name is not None and self._flag_default(name.leaf, node)
+
+    @staticmethod
+    def _flag_default(op, call) -> bool:
+        """``placeholder_with_default(True, [])``: a flag meant to be fed the other value."""
+        return op == "placeholder_with_default" and bool(call.args) and type(call.args[0].value) is cst.Name \
+            and call.args[0].value.value in ("True", "False")
+
+    def visit_DictElement(self, node: cst.DictElement) -> None:
+        """A feed of False for a training flag: ``{is_training: False}``."""
+        key = node.key.attr if type(node.key) is cst.Attribute else node.key
+        if not self.evidence and type(key) is cst.Name and FLAG(key.value) and self._false(node.value):
+            self.evidence = True
 
     @staticmethod
     def _unknown_dependencies(op, call) -> bool:
@@ -149,15 +175,18 @@ class BatchNormUpdatesNotRun(Rule):
             qualname.startswith("tf_slim.") and qualname.endswith(".batch_norm")) else None
 
     def _note_mode(self, training) -> None:
-        """A batch norm whose training flag is not certainly True (False, or a value the mode
-        decides: ``is_training``, a placeholder, ``mode == TRAIN``) reads the moving statistics."""
+        """A batch norm whose training flag is False, or which a mode decides (``mode == TRAIN``),
+        reads the moving statistics; one whose flag is any other value but True may."""
         if training is True or training is False:
             self.infers = self.infers or not training
             return
         value = self.context.assigned_value(training) if type(training) is cst.Name else None
         value = training if value is None else value
-        self.infers = self.infers or not (type(value) is cst.Name and value.value == "True"
-                                          or type(value) is cst.Integer and value.value == "1")
+        if self._false(value) or type(value) is cst.Comparison:
+            self.infers = True
+        elif not (type(value) is cst.Name and value.value == "True"
+                  or type(value) is cst.Integer and value.value == "1"):
+            self.flexible = True
 
     def _false(self, value) -> bool:
         if isinstance(value, cst.Name) and value.value != "False":
@@ -170,6 +199,8 @@ class BatchNormUpdatesNotRun(Rule):
 
     def visit_Name(self, node: cst.Name) -> None:
         text = node.value  # _mentions, inlined and memoized per name: every name passes here
+        if text in INFERENCE_NAMES:
+            self.evidence = True
         if self.handled or text in self.silent_names:
             return
         if MENTIONS(text):
@@ -185,7 +216,7 @@ class BatchNormUpdatesNotRun(Rule):
         self.handled = self.handled or node.attr.value == "updates"
 
     def leave_Module(self, node: cst.Module) -> None:
-        if not self.trains or self.handled or not self.infers:
+        if not self.trains or self.handled or not (self.infers or self.flexible and self.evidence):
             return  # no train op, updates run some other way, or the moving statistics are never read
         for norm, contrib in self.norms:
             if not (contrib and self.arg_scope):

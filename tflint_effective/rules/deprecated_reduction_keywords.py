@@ -7,10 +7,11 @@ TF2.  The new names mean exactly the same thing in both APIs.
 
 Severity: warning where the call goes through the TF2 API (there it raises);
 info where it goes through ``tf.compat.v1`` (it works today, but is deprecated
-and removed in TF2), and info without a fix in a module that also calls
-functions TF 1.0 removed (``tf.mul``, ``tf.pack``, ``tf.scalar_summary``): such
-code targets TF 0.x, where the new names may not exist yet (``keepdims`` came
-with TF 1.5).
+and removed in TF2), and info without a fix in a module that also uses TF 0.x
+calls: functions TF 1.0 removed (``tf.mul``, ``tf.pack``, ``tf.scalar_summary``)
+or the argument order it changed (``tf.concat(1, [a, b])``, ``tf.split(0, 2,
+x)``).  Such code targets TF 0.x, where the new names may not exist yet
+(``keepdims`` came with TF 1.5).
 
 Fix safety: safe.  Only the keyword is renamed; the value, the other
 arguments, comments and formatting are kept.  No fix is offered when the call
@@ -18,12 +19,12 @@ already passes the new keyword too (TensorFlow rejects both at once; which one
 was meant needs a human).
 
 Known problems: keywords passed through ``**kwargs`` are not seen.  ``keepdims``
-exists only from TF 1.5 on: code pinned to TF 1.0-1.4 (which shows no removed
-function) is still offered the fix.
+exists only from TF 1.5 on: code pinned to TF 1.0-1.4 (which shows no TF 0.x
+call) is still offered the fix.
 """
 import libcst as cst
 
-from ..analysis.tf_api import REDUCTIONS, REMOVED_IN_1_0, with_math
+from ..analysis.tf_api import REDUCTIONS, REMOVED_IN_1_0, REORDERED_IN_1_0, with_math
 from ..rule import INFO, SAFE, WARNING, Rule
 
 BOTH = {"reduction_indices": "axis", "keep_dims": "keepdims"}
@@ -56,19 +57,19 @@ class DeprecatedReductionKeywords(Rule):
         mean = tf.reduce_mean(x, axis=[1], keepdims=True)
     """
 
-    OLD_TF_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this module also calls functions TF 1.0 "
-                      "removed: written for TF 0.x, which may lack `{new}=`")
+    OLD_TF_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this module also makes calls TF 1.0 "
+                      "removed or reordered: written for TF 0.x, which may lack `{new}=`")
 
     def setup(self) -> None:
-        # The functions TF 1.0 removed that the module calls (it was written for TF 0.x).  A list the
-        # reports' conditions read: a condition that held the rule would make a reference cycle.
+        # The TF 0.x calls the module makes (it was written for TF 0.x).  A list the reports'
+        # conditions read: a condition that held the rule would make a reference cycle.
         self.removed_calls = []
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
         if name is None:
             return
-        if name.path in REMOVED_IN_1_0:
+        if name.path in REMOVED_IN_1_0 or _tf_0_order(name.path, node):
             self.removed_calls.append(name.path)
         renames = RENAMES.get(name.path)
         if not renames:
@@ -90,3 +91,15 @@ class DeprecatedReductionKeywords(Rule):
             else:
                 self.report(arg, message, fix=arg.with_changes(keyword=cst.Name(new)), severity=severity,
                             when=lambda: not removed)
+
+
+def _tf_0_order(path: str, call: cst.Call) -> bool:
+    """``tf.concat(1, [a, b])`` / ``tf.split(0, 2, x)``: an integer where TF 1.0 takes the values."""
+    arity = REORDERED_IN_1_0.get(path)
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if arity is None or len(positional) < arity:
+        return False
+    first = positional[0]
+    if isinstance(first, cst.UnaryOperation) and isinstance(first.operator, cst.Minus):
+        first = first.expression
+    return isinstance(first, cst.Integer)
