@@ -136,6 +136,13 @@ def test_warning_in_graph_mode_naming_the_op():
     assert diagnostics[0].message.startswith("`tf.identity(...)` builds new graph ops on every iteration")
 
 
+def test_a_no_op_per_iteration_is_info():
+    diagnostics = lint_source(SESSION + "    for epoch in range(epochs):\n        run_epoch(sess, model, tf.no_op())\n"
+                              "        sess.run(tf.group(x))\n", select=["TFE601"])
+    assert [(d.line, d.col, d.severity) for d in diagnostics] == [(5, 31, "info"), (6, 17, "warning")]
+    assert diagnostics[0].message.startswith("`tf.no_op()` adds an empty node on every iteration")
+
+
 def test_ops_built_in_the_session_loop_grow_the_graph_every_step(tf):
     bad = load_module(FOLDER / "bad.py").main(steps=6)
     good = load_module(FOLDER / "good.py").main(steps=6)

@@ -37,7 +37,9 @@ the loop varies is reported only in loops over counters or Python data
 (``for lr in rates: opt(lr).minimize(loss)``) builds a model per element on
 purpose and is not reported at all.  ``tf.get_variable`` (it may reuse),
 ``tf.data``, Keras layers and methods of objects of unknown type are not
-counted as ops.
+counted as ops.  ``tf.no_op()`` alone (``run_epoch(sess, model, data,
+tf.no_op())``, an idiom of TensorFlow's old PTB tutorial) is info: one empty
+node per iteration, harmless over a few epochs.
 """
 import libcst as cst
 
@@ -45,7 +47,7 @@ from ..analysis.loops import bound_names, literal_count
 from ..analysis.session_loops import NESTED, SessionLoops, blocks, statements, walk
 from ..analysis.syntax import code_children
 from ..analysis.syntax import bindings_in, call_arg
-from ..rule import WARNING, Rule, per_mode
+from ..rule import INFO, WARNING, Rule, per_mode
 
 LOOPS = (cst.For, cst.While)
 FEW_COPIES = 10
@@ -53,6 +55,8 @@ BOUNDARIES = (*NESTED, *LOOPS)  # the node types `boundaries` holds (visit_For a
 MESSAGE = ("`{code}` builds new graph ops on every iteration of a loop that runs a session: the graph "
            "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
            "through a placeholder, and `graph.finalize()` (or `runtime_checks.finalized_graph()`) the graph")
+NO_OP_MESSAGE = ("`tf.no_op()` adds an empty node on every iteration of a loop that runs a session: harmless "
+                 "over a few epochs, a leak over many steps; build it once before the loop")
 
 
 class GraphGrowsInSessionLoop(Rule):
@@ -104,6 +108,10 @@ class GraphGrowsInSessionLoop(Rule):
         if chain and self._same_each_step(node, chain, scope) and not any(
                 self._builds_per_element(loop, scope) for loop in chain):
             self.reported.add(id(node))
+            name = self.context.tf_call(node)
+            if name is not None and name.path == "no_op" and not node.args:
+                self.report(node, NO_OP_MESSAGE, severity=INFO)
+                return
             code = self.context.module.code_for_node(node.func)
             self.report(node, MESSAGE.format(code=code + ("(...)" if node.args else "()")))
 
