@@ -707,13 +707,77 @@ UNITS = [
          "13cf187cc93d90f7c217ea2845067491c3c65464", "tf2", "no"),
     Unit("PacktPublishing+Advanced-Deep-Learning-with-Keras", "github", "PacktPublishing/Advanced-Deep-Learning-with-Keras",
          "b065726ee733d32c6bd618fc7643c9fc51767c75", "tf2", "no"),
+    # --- round 18 ---
+    Unit("llSourcell+AI_Composer", "github", "llSourcell/AI_Composer",
+         "434817dcad9bf2e80a2c9ec9d9ef8308e71e855b", "tf1", "some"),
+    Unit("llSourcell+autoencoder_demo", "github", "llSourcell/autoencoder_demo",
+         "2eacf4b163803a5b32d72c3caa12ff3f071215a7", "tf1", "no"),
+    Unit("llSourcell+rnn_tutorial", "github", "llSourcell/rnn_tutorial",
+         "fa931138bdcc94a7fd1fc474e9fe49a8f8ab0bd0", "tf1", "no", notebooks=True),
+    Unit("naturomics+CapsNet-Tensorflow", "github", "naturomics/CapsNet-Tensorflow",
+         "5b464caab361ec402c1b17acb9bc2680e5fbb7de", "tf1", "no"),
+    Unit("InnerPeace-Wu+CapsNet-tensorflow", "github", "InnerPeace-Wu/CapsNet-tensorflow",
+         "5a38c3326c729cdc5026d07f224c00f3eec8f4c4", "tf1", "no"),
+    Unit("thibo73800+capsnet-traffic-sign-classifier", "github", "thibo73800/capsnet-traffic-sign-classifier",
+         "21a1fbce2ad2a00d4d9e8eec86a31dae778cca6f", "tf1", "no", notebooks=True),
+    Unit("shaoanlu+faceswap-GAN", "github", "shaoanlu/faceswap-GAN",
+         "17219d082e1071963afb5ee13393a4bd79715b6c", "tf1", "no", notebooks=True),
+    Unit("hanxiao+bert-as-service", "github", "hanxiao/bert-as-service",
+         "a6afd77388e8b3b4adbcc3764300d2a0c261e71d", "tf1", "no"),
+    Unit("google-research+text-to-text-transfer-transformer", "github", "google-research/text-to-text-transfer-transformer",
+         "e081111ccd51df425aa7124e8e311ed6d403d767", "mixed", "no", notebooks=True),
+    Unit("yandexdataschool+Practical_RL", "github", "yandexdataschool/Practical_RL",
+         "6f7fa8bc521af3d6bb47833c4670f44740f26aa6", "mixed", "no", notebooks=True),
+    Unit("yandexdataschool+Practical_DL", "github", "yandexdataschool/Practical_DL",
+         "09ad38bf64cf0917632e5434dc4196c2e7c7d005", "mixed", "some", notebooks=True),
+    Unit("udacity+CarND-LeNet-Lab", "github", "udacity/CarND-LeNet-Lab",
+         "45800f736bed68a336307dcdcd6da8838cc27c09", "tf1", "no", notebooks=True),
+    Unit("udacity+CarND-Traffic-Sign-Classifier-Project", "github", "udacity/CarND-Traffic-Sign-Classifier-Project",
+         "8b001b5e1e5234b0c5a85c70dca308fe8399bf51", "tf1", "no", notebooks=True),
+    Unit("georgesung+ssd_tensorflow_traffic_sign_detection", "github", "georgesung/ssd_tensorflow_traffic_sign_detection",
+         "d9a16cc330842c1d5b93bd1c64df8079cd9197e8", "tf1", "no"),
+    Unit("kevinhughes27+TensorKart", "github", "kevinhughes27/TensorKart",
+         "455d28083806814377b60567b559f97597ccd7e0", "tf2", "no"),
+    Unit("abdulfatir+prototypical-networks-tensorflow", "github", "abdulfatir/prototypical-networks-tensorflow",
+         "9705c893e0795dfebcdc53dae002552ba27bd3cc", "tf1", "no", notebooks=True),
+    Unit("LouieYang+deep-photo-styletransfer-tf", "github", "LouieYang/deep-photo-styletransfer-tf",
+         "ae8e773b2a876eeb9c1fb3a7aa1ac3643083649d", "tf1", "no"),
+    Unit("ry+tensorflow-vgg16", "github", "ry/tensorflow-vgg16",
+         "97a9e1ff663ac7238f986d8b8247f4ab81f83432", "tf1", "some"),
+    Unit("david8862+keras-YOLOv3-model-set", "github", "david8862/keras-YOLOv3-model-set",
+         "96b59be4bbb3ef5272ef4ff1e9d4efd15fc87e50", "tf2", "no"),
+    Unit("CharlesShang+TFFRCNN", "github", "CharlesShang/TFFRCNN",
+         "27e4a78d4ed363c7dad42fd2c140746c7425cfc8", "tf1", "some"),
+    Unit("argman+EAST", "github", "argman/EAST",
+         "dca414de39a3a4915a019c9a02c1832a31cdd0ca", "tf1", "no"),
+    Unit("eragonruan+text-detection-ctpn", "github", "eragonruan/text-detection-ctpn",
+         "c04a571e2593fc361c1aff3127e58dc13fdc4e5a", "tf1", "no"),
+    Unit("weinman+cnn_lstm_ctc_ocr", "github", "weinman/cnn_lstm_ctc_ocr",
+         "a413a34ea0a01f43236ac10932762649c1093708", "tf1", "some"),
+    Unit("ilovin+lstm_ctc_ocr", "github", "ilovin/lstm_ctc_ocr",
+         "6c753df22e7c1bab40ce2170e9a11e7b3868cf80", "tf1", "no"),
+    Unit("igormq+ctc_tensorflow_example", "github", "igormq/ctc_tensorflow_example",
+         "d71130f6b870215a1eb7949c2f922c8c24d9d6dd", "tf1", "no"),
+    Unit("zzw922cn+Automatic_Speech_Recognition", "github", "zzw922cn/Automatic_Speech_Recognition",
+         "3fe0514d1377a16170923ff1ada6f808e907fcba", "tf1", "some"),
+    Unit("LossNAN+I3D-Tensorflow", "github", "LossNAN/I3D-Tensorflow",
+         "c7a51cbbd1b03148ca58c67201f73b84f829ea21", "tf1", "no"),
+    Unit("edvardHua+PoseEstimationForMobile", "github", "edvardHua/PoseEstimationForMobile",
+         "e31fb850c92ba7e220f861e9484b9cd1bdd5696f", "tf1", "some", notebooks=True),
+    Unit("timctho+convolutional-pose-machines-tensorflow", "github", "timctho/convolutional-pose-machines-tensorflow",
+         "b9a30fbb5a2f1d15faf8f553201203a431cb34cb", "tf1", "no"),
+    Unit("sirius-ai+MobileFaceNet_TF", "github", "sirius-ai/MobileFaceNet_TF",
+         "f0bae5982be2e030a89b346e6ce5ac8bdcc8f0e0", "tf1", "no"),
+    Unit("ipazc+mtcnn", "github", "ipazc/mtcnn",
+         "14c9b0590ad7b663318c09e1590e87b733a290e1", "tf2", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
 # round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11, UNITS[189:227] in round 12,
-# UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15, UNITS[319:336] in round 16 and UNITS[336:354] in round 17;
-# ROUND5 ... ROUND17 select a round's units for a measurement on them alone (heldout.py --units round5 ... round17).
+# UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15, UNITS[319:336] in round 16, UNITS[336:354] in round 17
+# and UNITS[354:385] in round 18;
+# ROUND5 ... ROUND18 select a round's units for a measurement on them alone (heldout.py --units round5 ... round18).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -727,3 +791,4 @@ ROUND14 = frozenset(unit.name for unit in UNITS[268:294])
 ROUND15 = frozenset(unit.name for unit in UNITS[294:319])
 ROUND16 = frozenset(unit.name for unit in UNITS[319:336])
 ROUND17 = frozenset(unit.name for unit in UNITS[336:354])
+ROUND18 = frozenset(unit.name for unit in UNITS[354:385])

@@ -3,11 +3,11 @@
     python scripts/heldout.py --root DIR lint      # lint the held-out part (findings shown by default)
     python scripts/heldout.py --root DIR sample    # write review files for the sampled findings
     python scripts/heldout.py --root DIR report    # the precision table from quality/heldout_verdicts.csv
-    python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-17 together, each with its own sample
+    python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-18 together, each with its own sample
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
 
-``--units round5`` (or ``round6`` ... ``round17``) restricts any of them to the units added in that
-round (``corpus_units.ROUND5`` ... ``ROUND17``), with its own findings file and review directory; the
+``--units round5`` (or ``round6`` ... ``round18``) restricts any of them to the units added in that
+round (``corpus_units.ROUND5`` ... ``ROUND18``), with its own findings file and review directory; the
 default, ``all``, is every unit.
 
 A review item is one rule's findings on one line of one file, at the default minimum severity
@@ -26,7 +26,9 @@ reinforcement learning (``--units round13``), 29 for round 14's, of the final ru
 research libraries and Keras 2 projects (``--units round14``), 30 for round 15's, of the final
 rules on TF1 research libraries, RL and NLP code and TF2 libraries (``--units round15``), 31
 for round 16's, of the final rules on TF1 tutorials, books and small research projects (``--units round16``),
-and 32 for round 17's, of the final rules on TF1 books, RL agents and vision and speech projects (``--units round17``); verdicts are kept per item, so an item sampled again keeps its
+32 for round 17's, of the final rules on TF1 books, RL agents and vision and speech projects (``--units round17``),
+and 33 for round 18's, of the final rules on TF1 vision, OCR, speech and capsule-network projects and
+course notebooks (``--units round18``); verdicts are kept per item, so an item sampled again keeps its
 verdict.
 A verdict is ``true`` (a real defect or risk the maintainer would accept a change for), ``false``
 or ``debatable``; debatable verdicts above 20% of a sample count as false.
@@ -61,12 +63,13 @@ SEEDS = {"round2": 16, "round3": 18, "round3, after the precision passes": 19, "
          "round12 (fresh held-out units, final rules)": 27, "round13 (fresh held-out units, final rules)": 28,
          "round14 (fresh held-out units, final rules)": 29, "round15 (fresh held-out units, final rules)": 30,
          "round16 (fresh held-out units, final rules)": 31,
-         "round17 (fresh held-out units, final rules)": 32}
+         "round17 (fresh held-out units, final rules)": 32,
+         "round18 (fresh held-out units, final rules)": 33}
 SEED = 19
 # The fresh rounds and the seed of each one's own sample (``pooled``); "roundN" is corpus_units.ROUNDN,
 # the units added in round N.  --units: names of the units to use (None: all).
 FRESH_SEEDS = {"round5": 20, "round6": 21, "round7": 22, "round8": 23, "round9": 24, "round10": 25, "round11": 26,
-               "round12": 27, "round13": 28, "round14": 29, "round15": 30, "round16": 31, "round17": 32}
+               "round12": 27, "round13": 28, "round14": 29, "round15": 30, "round16": 31, "round17": 32, "round18": 33}
 UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for units in FRESH_SEEDS}}
 # Rounds whose findings of a rule a change made after their verdicts were seen altered (found by
 # linting them again): their samples of that rule are not untouched.  The changes are listed in
