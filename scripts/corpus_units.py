@@ -775,8 +775,8 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
 # round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11, UNITS[189:227] in round 12,
-# UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15, UNITS[319:336] in round 16, UNITS[336:354] in round 17
-# and UNITS[354:385] in round 18;
+# UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15, UNITS[319:336]
+# in round 16, UNITS[336:354] in round 17 and UNITS[354:385] in round 18;
 # ROUND5 ... ROUND18 select a round's units for a measurement on them alone (heldout.py --units round5 ... round18).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
