@@ -84,6 +84,7 @@ def test_severity_follows_the_mode(source, expected):
     TF + "xs = [tf.ones([2])]\nif len(xs) and xs:\n    pass\n",
     TF + "def f(x, flag=True):\n    if flag and x:\n        pass\n",
     TF + "if tf.executing_eagerly() or tf.test.is_gpu_available():\n    pass\n",
+    V1 + "x = tf.ones([2])\nif tf.is_numeric_tensor(x) or tf.debugging.is_numeric_tensor(x):\n    pass\n",
     V1 + "def norm(x, groups):\n    channels = tf.dimension_value(x.shape[-1])\n    if groups > channels:\n"
          "        raise ValueError(groups)\n",
     "import numpy as np\na = np.ones([2])\nif np.all(a > 0) and a.any():\n    pass\n",

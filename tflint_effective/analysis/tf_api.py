@@ -184,7 +184,7 @@ NOT_TENSOR = {
     "is_symbolic_tensor", "hessians", "register_tensor_conversion_function", "no_gradient",
     # TF1 root spellings of the parsers (they give dicts), static Python-valued questions
     "parse_example", "parse_single_example", "parse_sequence_example", "parse_single_sequence_example",
-    "decode_csv", "resource_variables_enabled", "is_gpu_available", "is_built_with_cuda",
+    "decode_csv", "resource_variables_enabled", "is_gpu_available", "is_built_with_cuda", "is_numeric_tensor",
     "dimension_value", "dimension_at_index", "get_collection_ref", "assert_type",
 }
 # Functions TF 1.0 removed (renamed): a module calling them was written for TF 0.x.
