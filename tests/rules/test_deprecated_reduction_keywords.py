@@ -85,3 +85,20 @@ def test_tf_1_names_and_argument_orders_keep_the_warning_and_the_fix(tf_1):
     source = f"import tensorflow as tf\nz = {tf_1}\nm = tf.reduce_mean(x, keep_dims=True)\n"
     assert findings(source, ["TFE102"]) == [(3, 23, "TFE102")]
     assert fixed(source, ["TFE102"]) == source.replace("keep_dims", "keepdims")
+
+
+def test_the_fallback_for_old_tensorflow_is_info_without_a_fix():
+    from tflint_effective.engine.lint import lint_source
+
+    source = ("import tensorflow as tf\ntry:\n    m = tf.reduce_sum(x, axis=1, keepdims=True)\n"
+              "except TypeError:\n    m = tf.reduce_sum(x, axis=1, keep_dims=True)\n")
+    assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
+        (5, 33, "info", "`keep_dims=` is deprecated (`keepdims=`), but this is the fallback of a `try` that "
+                        "passes `keepdims=`: kept for TensorFlow versions without it")]
+    assert fixed(source, ["TFE102"]) == source
+
+
+def test_a_handler_whose_try_uses_the_old_keyword_too_keeps_the_warning():
+    source = ("import tensorflow as tf\ntry:\n    m = tf.reduce_sum(x, keep_dims=True)\n"
+              "except TypeError:\n    m = tf.reduce_sum(x, keep_dims=True)\n")
+    assert findings(source, ["TFE102"]) == [(3, 26, "TFE102"), (5, 26, "TFE102")]

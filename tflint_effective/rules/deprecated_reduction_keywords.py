@@ -11,7 +11,8 @@ and removed in TF2), and info without a fix in a module that also uses TF 0.x
 calls: functions TF 1.0 removed (``tf.mul``, ``tf.pack``, ``tf.scalar_summary``)
 or the argument order it changed (``tf.concat(1, [a, b])``, ``tf.split(0, 2,
 x)``).  Such code targets TF 0.x, where the new names may not exist yet
-(``keepdims`` came with TF 1.5).
+(``keepdims`` came with TF 1.5).  The same holds in the ``except`` handler of a
+``try`` that passes the new keyword: a deliberate fallback for old TensorFlow.
 
 Fix safety: safe.  Only the keyword is renamed; the value, the other
 arguments, comments and formatting are kept.  No fix is offered when the call
@@ -22,6 +23,8 @@ Known problems: keywords passed through ``**kwargs`` are not seen.  ``keepdims``
 exists only from TF 1.5 on: code pinned to TF 1.0-1.4 (which shows no TF 0.x
 call) is still offered the fix.
 """
+import re
+
 import libcst as cst
 
 from ..analysis.tf_api import REDUCTIONS, REMOVED_IN_1_0, REORDERED_IN_1_0, with_math
@@ -59,6 +62,8 @@ class DeprecatedReductionKeywords(Rule):
 
     OLD_TF_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this module also makes calls TF 1.0 "
                       "removed or reordered: written for TF 0.x, which may lack `{new}=`")
+    FALLBACK_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this is the fallback of a `try` that passes "
+                        "`{new}=`: kept for TensorFlow versions without it")
 
     def setup(self) -> None:
         # The TF 0.x calls the module makes (it was written for TF 0.x).  A list the reports'
@@ -80,6 +85,9 @@ class DeprecatedReductionKeywords(Rule):
             new = renames.get(old)
             if new is None:
                 continue
+            if self._in_fallback_for(new):
+                self.report(arg, self.FALLBACK_MESSAGE.format(old=old, new=new), severity=INFO)
+                continue
             v1 = name.compat == "v1"
             message = (self.V1_MESSAGE if v1 else self.MESSAGE).format(old=old, new=new)
             severity = INFO if v1 else WARNING
@@ -91,6 +99,19 @@ class DeprecatedReductionKeywords(Rule):
             else:
                 self.report(arg, message, fix=arg.with_changes(keyword=cst.Name(new)), severity=severity,
                             when=lambda: not removed)
+
+    def _in_fallback_for(self, keyword: str) -> bool:
+        """In an ``except`` handler of a ``try`` whose body passes ``keyword=``."""
+        ancestors = self.context.ancestors
+        for index in range(len(ancestors) - 1, 0, -1):
+            node = ancestors[index]
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+            if isinstance(node, cst.ExceptHandler) and isinstance(ancestors[index - 1], cst.Try):
+                body = self.context.module.code_for_node(ancestors[index - 1].body)
+                if re.search(rf"\b{keyword}\s*=", body):
+                    return True
+        return False
 
 
 def _tf_0_order(path: str, call: cst.Call) -> bool:
