@@ -33,6 +33,10 @@ def test_no_fix_when_the_new_keyword_is_also_passed():
      "import tensorflow.compat.v1 as tf\ny = tf.sparse.reduce_sum(x, axis=1)\n"),
     ("from tensorflow.compat.v1 import norm\ny = norm(x, keep_dims=True)\n",
      "from tensorflow.compat.v1 import norm\ny = norm(x, keepdims=True)\n"),
+    ("import tensorflow as tf\nm, v = tf.nn.moments(x, [0], keep_dims=True)\n",
+     "import tensorflow as tf\nm, v = tf.nn.moments(x, [0], keepdims=True)\n"),
+    ("import tensorflow as tf\nm, v = tf.nn.weighted_moments(x, [0], w, keep_dims=True)\n",
+     "import tensorflow as tf\nm, v = tf.nn.weighted_moments(x, [0], w, keepdims=True)\n"),
 ])
 def test_other_functions(source, expected_fix):
     assert fixed(source) == expected_fix
@@ -40,7 +44,6 @@ def test_other_functions(source, expected_fix):
 
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\ny = tf.reduce_sum(x, axis=1, keepdims=True)\n",
-    "import tensorflow as tf\ny = tf.nn.moments(x, axes=[0], keep_dims=True)\n",
     "import numpy as np\ny = np.sum(x, keep_dims=True)\n",
 ])
 def test_near_misses(source):
@@ -51,6 +54,8 @@ def test_old_keywords_are_a_type_error_in_tf2_and_fixed_code_runs(tf):
     x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
     with pytest.raises(TypeError):
         tf.reduce_sum(x, reduction_indices=[1])
+    with pytest.raises(TypeError):  # TF1's nn.moments took keep_dims too
+        tf.nn.moments(x, axes=[0], keep_dims=True)
     good = load_module(FIXTURES / "deprecated_reduction_keywords" / "good.py").main()
     assert good["row_sums"].numpy().tolist() == [[3.0], [7.0]]
 

@@ -38,6 +38,8 @@ RENAMES = {
     "strings.reduce_join": BOTH,
     "norm": {"keep_dims": "keepdims"},
     "linalg.norm": {"keep_dims": "keepdims"},
+    "nn.moments": {"keep_dims": "keepdims"},
+    "nn.weighted_moments": {"keep_dims": "keepdims"},
     "sparse.reduce_sum": {"keep_dims": "keepdims", "reduction_axes": "axis"},
     "sparse.reduce_max": {"keep_dims": "keepdims", "reduction_axes": "axis"},
     "sparse_reduce_sum": {"keep_dims": "keepdims", "reduction_axes": "axis"},
