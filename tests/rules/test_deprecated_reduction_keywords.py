@@ -33,10 +33,6 @@ def test_no_fix_when_the_new_keyword_is_also_passed():
      "import tensorflow.compat.v1 as tf\ny = tf.sparse.reduce_sum(x, axis=1)\n"),
     ("from tensorflow.compat.v1 import norm\ny = norm(x, keep_dims=True)\n",
      "from tensorflow.compat.v1 import norm\ny = norm(x, keepdims=True)\n"),
-    ("import tensorflow as tf\nm, v = tf.nn.moments(x, [0], keep_dims=True)\n",
-     "import tensorflow as tf\nm, v = tf.nn.moments(x, [0], keepdims=True)\n"),
-    ("import tensorflow as tf\nm, v = tf.nn.weighted_moments(x, [0], w, keep_dims=True)\n",
-     "import tensorflow as tf\nm, v = tf.nn.weighted_moments(x, [0], w, keepdims=True)\n"),
 ])
 def test_other_functions(source, expected_fix):
     assert fixed(source) == expected_fix
@@ -107,3 +103,15 @@ def test_a_handler_whose_try_uses_the_old_keyword_too_keeps_the_warning():
     source = ("import tensorflow as tf\ntry:\n    m = tf.reduce_sum(x, keep_dims=True)\n"
               "except TypeError:\n    m = tf.reduce_sum(x, keep_dims=True)\n")
     assert findings(source, ["TFE102"]) == [(3, 26, "TFE102"), (5, 26, "TFE102")]
+
+
+@pytest.mark.parametrize("call, column", [("tf.nn.moments(x, [0], keep_dims=True)", 29),
+                                          ("tf.nn.weighted_moments(x, [0], w, keep_dims=True)", 41)])
+def test_moments_keep_dims_is_reported_without_a_fix(call, column):
+    from tflint_effective.engine.lint import lint_source
+
+    source = f"import tensorflow as tf\nm, v = {call}\n"
+    assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
+        (2, column, "warning", "`keep_dims=` is deprecated (a TypeError in TF2); use `keepdims=` "
+                               "(older TF 1.x releases lack it here: check yours)")]
+    assert fixed(source, ["TFE102"]) == source
