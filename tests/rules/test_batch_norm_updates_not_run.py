@@ -24,7 +24,8 @@ def lint(source):
     *[(V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN
        + evidence, [(3, 12, "TFE602")]) for evidence in (
         "probs = net(x, is_training=False)\n",
-        "flag = tf.placeholder(tf.bool)\nsess.run(probs, {x: batch, flag: True})\nsess.run(probs, {x: batch, model.train_phase: 0})\n",
+        "flag = tf.placeholder(tf.bool)\nsess.run(probs, {x: batch, flag: True})\n"
+        "sess.run(probs, {x: batch, model.train_phase: 0})\n",
         "flag = tf.placeholder_with_default(True, [])\n",
         "saver = tf.train.Saver()\n",
         "spec = tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.PREDICT, predictions=probs)\n")],

@@ -99,13 +99,13 @@ class DeprecatedReductionKeywords(Rule):
             severity = INFO if v1 else WARNING
             removed = self.removed_calls
             self.report(arg, self.OLD_TF_MESSAGE.format(old=old, new=new), severity=INFO, when=lambda: bool(removed))
-            if new in given or name.path in LATE_KEEPDIMS:
-                note = " (the call passes both; keep one)" if new in given else (
-                    " (older TF 1.x releases lack it here: check yours)")
-                self.report(arg, message + note, severity=severity, when=lambda: not removed)
+            if new in given:
+                message, fix = message + " (the call passes both; keep one)", None
+            elif name.path in LATE_KEEPDIMS:
+                message, fix = message + " (older TF 1.x releases lack it here: check yours)", None
             else:
-                self.report(arg, message, fix=arg.with_changes(keyword=cst.Name(new)), severity=severity,
-                            when=lambda: not removed)
+                fix = arg.with_changes(keyword=cst.Name(new))
+            self.report(arg, message, fix=fix, severity=severity, when=lambda: not removed)
 
     def _in_fallback_for(self, keyword: str) -> bool:
         """In an ``except`` handler of a ``try`` whose body passes ``keyword=``."""
