@@ -29,6 +29,13 @@ def lint(source):
         "flag = tf.placeholder_with_default(True, [])\n",
         "saver = tf.train.Saver()\n",
         "spec = tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.PREDICT, predictions=probs)\n")],
+    # beside a flexible flag, a norm that always trains is reported only if some norm certainly infers
+    (V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
+          "d = tf.layers.batch_normalization(x, training=True)\ne = tf.contrib.layers.batch_norm(d)\n" + TRAIN
+          + "saver = tf.train.Saver()\n", [(3, 12, "TFE602")]),
+    (V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
+          "d = tf.layers.batch_normalization(x, training=True)\n" + TRAIN + INFER,
+     [(3, 12, "TFE602"), (4, 5, "TFE602")]),
     (TF + "h = tf.compat.v1.layers.batch_normalization(x, training=mode == 'train')\nsess = tf.compat.v1.Session()\n"
           "grads = opt.compute_gradients(loss)\nstep = opt.apply_gradients(grads)\n", [(2, 5, "TFE602")]),
     # contrib and slim: is_training defaults to True, updates_collections to UPDATE_OPS

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from tfe_testing import FIXTURES, load_module
-from tfe_testing import dedent, findings, fixed
+from tfe_testing import dedent, findings, fixed, lint_source
 
 TFE404 = ["TFE404"]
 
@@ -49,6 +49,19 @@ def test_binary_cross_entropy_through_names():
 def test_reported_without_a_fix(source):
     assert len(findings(source, TFE404)) == 1
     assert fixed(source, TFE404) == dedent(source)
+
+
+@pytest.mark.parametrize("source, severity", [
+    ("import tensorflow as tf\ny = tf.math.log(tf.sigmoid(x))\n", "error"),
+    ("import tensorflow as tf\ny = tf.math.log(1 - tf.sigmoid(x))\n", "error"),
+    ("import tensorflow as tf\ny = tf.math.log(tf.sigmoid(x) + 1e-7)\n", "info"),
+    ("import tensorflow as tf\ny = tf.math.log(1 - tf.sigmoid(x) + 1e-7)\n", "info"),
+    ("import tensorflow as tf\ny = tf.math.log(tf.maximum(tf.sigmoid(x), 1e-7))\n", "info"),
+    ("import tensorflow as tf\ny = tf.math.log(tf.clip_by_value(tf.sigmoid(x), 1e-7, 1.0))\n", "info"),
+    ("import tensorflow as tf\ndef f(x, eps):\n    p = tf.sigmoid(x)\n    return tf.math.log(p + eps)\n", "info"),
+])
+def test_a_guarded_log_is_info(source, severity):
+    assert [d.severity for d in lint_source(source, select=TFE404)] == [severity]
 
 
 @pytest.mark.parametrize("source", [

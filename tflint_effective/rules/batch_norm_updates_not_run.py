@@ -36,7 +36,10 @@ contrib/slim batch norms are not reported in a module that uses
 whose batch norms all train (``training`` / ``is_training`` certainly True): the
 moving statistics are read only in inference mode, and such a module never
 uses it (a GAN that samples in training mode); a program that restores the
-checkpoint for inference elsewhere is not seen.  A flag of unknown value (a
+checkpoint for inference elsewhere is not seen.  Likewise a batch norm that always
+trains (its flag certainly True, or contrib's default) is reported only in a module
+with a batch norm that certainly infers (flag False, or a mode comparison), which may
+share its statistics (``reuse=True``): a flexible flag elsewhere does not make it read them.  A flag of unknown value (a
 parameter, a placeholder) counts as inference only where the module shows one
 now or later: False passed or fed for a training flag (``net(x,
 is_training=False)``, ``{is_training: False}``), a ``placeholder_with_default``
@@ -104,12 +107,12 @@ class BatchNormUpdatesNotRun(Rule):
             self._note_mode(default if training is None else training.value)
             if (default if training is None else not self._false(training.value)) and not (
                     contrib and call_arg(node, 8, "updates_collections")):
-                self._add(node, contrib)
+                self._add(node, contrib, training is None or self._true(training.value))
         normalizer = call_arg(node, None, "normalizer_fn")
         if normalizer is not None and self._batch_norm(normalizer.value, context.tf_name(normalizer.value)) is not None:
             params = call_arg(node, None, "normalizer_params")
             if params is None:
-                self._add(normalizer.value, True)
+                self._add(normalizer.value, True, True)
             elif isinstance(params.value, (cst.Dict, cst.Name)):
                 self._normalizer_params(normalizer.value, params.value)
         kind = type(func)
@@ -147,9 +150,9 @@ class BatchNormUpdatesNotRun(Rule):
             return not isinstance(first, (cst.List, cst.Tuple))
         return op == "group" and any(arg.star for arg in call.args)
 
-    def _add(self, node, contrib) -> None:
+    def _add(self, node, contrib, trains_always=False) -> None:
         self.context.mode_thunk(node)  # remember the mode here; reported at the end
-        self.norms.append((node, contrib))
+        self.norms.append((node, contrib, trains_always))
 
     def _normalizer_params(self, normalizer, params) -> None:
         value = self.context.assigned_value(params) if isinstance(params, cst.Name) else params
@@ -157,8 +160,9 @@ class BatchNormUpdatesNotRun(Rule):
             return  # unknown parameters, or ``**more``
         keys = {e.key.raw_value: e.value for e in value.elements if isinstance(e.key, cst.SimpleString)}
         self._note_mode(keys.get("is_training", True))
-        if "updates_collections" not in keys and not self._false(keys.get("is_training", cst.Name("True"))):
-            self._add(normalizer, True)
+        training = keys.get("is_training", cst.Name("True"))
+        if "updates_collections" not in keys and not self._false(training):
+            self._add(normalizer, True, self._true(training))
 
     def _batch_norm(self, func, name):
         """(position, keyword, default) of the training parameter of a batch norm that uses UPDATE_OPS
@@ -184,14 +188,18 @@ class BatchNormUpdatesNotRun(Rule):
         value = training if value is None else value
         if self._false(value) or type(value) is cst.Comparison:
             self.infers = True
-        elif not (type(value) is cst.Name and value.value == "True"
-                  or type(value) is cst.Integer and value.value == "1"):
+        elif not self._true(value):
             self.flexible = True
 
     def _false(self, value) -> bool:
         if isinstance(value, cst.Name) and value.value != "False":
             value = self.context.assigned_value(value) or value
         return is_false(value) or isinstance(value, cst.Integer) and value.value == "0"
+
+    def _true(self, value) -> bool:
+        if isinstance(value, cst.Name) and value.value != "True":
+            value = self.context.assigned_value(value) or value
+        return type(value) is cst.Name and value.value == "True" or type(value) is cst.Integer and value.value == "1"
 
     def _mentions(self, text: str) -> None:
         if not self.handled and MENTIONS(text):
@@ -218,8 +226,9 @@ class BatchNormUpdatesNotRun(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         if not self.trains or self.handled or not (self.infers or self.flexible and self.evidence):
             return  # no train op, updates run some other way, or the moving statistics are never read
-        for norm, contrib in self.norms:
-            if not (contrib and self.arg_scope):
+        for norm, contrib, trains_always in self.norms:
+            # a norm that always trains feeds only a sibling that certainly infers (``reuse=True``)
+            if not (contrib and self.arg_scope or trains_always and not self.infers):
                 code = self.context.module.code_for_node(norm.func if isinstance(norm, cst.Call) else norm)
                 self.report(norm, MESSAGE.format(code=code))
 

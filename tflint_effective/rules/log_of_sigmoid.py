@@ -18,6 +18,10 @@ log, so the fix is offered only when it is free of side effects and its names
 are bound once.  Guarded forms (``log(p + eps)``, ``clip_by_value``) are
 reported without a fix: the cure changes their values.
 
+Severity: error; info for a guarded log, whose values stay finite (as TFE402 does for a guarded
+``log(softmax(x))``): it floors the log at ``log(eps)`` and zeroes the gradient there, a loss of
+accuracy rather than an inf/NaN.
+
 Outputs of layers with a sigmoid activation (``Dense(1, activation="sigmoid")(x)``,
 ``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``) and attributes the class
 assigns once (``self.p``, ``model.p``) count as sigmoids; they are reported without a fix.
@@ -33,7 +37,7 @@ import libcst as cst
 from ..analysis.numeric_patterns import (compat_of, computes, may_move, operand, spell, through_name,
                                          unguarded)
 from ..analysis.tf_api import LOG, SIGMOID
-from ..rule import ERROR, SAFE, Rule
+from ..rule import ERROR, INFO, SAFE, Rule
 
 CURE = ("math.log_sigmoid",)
 
@@ -83,7 +87,7 @@ class LogOfSigmoid(Rule):
                 named = sigmoid.named or through_name(self.context, candidate)[1]
                 exact = sigmoid.exact and not guarded
                 fix = self._fix(node, sigmoid.call, inner is not None, named) if exact else None
-                self.report(node, self.GUARDED if guarded else None, fix=fix)
+                self.report(node, self.GUARDED if guarded else None, fix=fix, severity=INFO if guarded else None)
                 return
 
     def _fix(self, log: cst.Call, sigmoid: cst.Call, complement: bool, named: bool):
