@@ -115,7 +115,7 @@ def test_standard_input_is_configured_from_its_name(project, capsys, monkeypatch
     ("pyproject.toml", '[tool.tflint-effective]\nselcet = ["TFE1"]\n',
      "pyproject.toml: [tool.tflint-effective]: unknown key 'selcet' "
      "(known: select, extend-select, ignore, exclude, per-file-ignores, severity, tensorflow-modules, "
-     "function-decorators, max-file-size)"),
+     "function-decorators, max-file-size, tensorflow-version)"),
     ("pyproject.toml", '[tool.tflint-effective]\nselect = "TFE101"\n',
      "pyproject.toml: [tool.tflint-effective] select: expected a list of rule codes, got 'TFE101'"),
     ("pyproject.toml", '[tool.tflint-effective]\nignore = [101]\n',
@@ -136,7 +136,7 @@ def test_standard_input_is_configured_from_its_name(project, capsys, monkeypatch
     ("setup.cfg", "[tflint-effective]\nmax-line-length = 3\n",
      "setup.cfg: [tflint-effective]: unknown key 'max-line-length' "
      "(known: select, extend-select, ignore, exclude, per-file-ignores, severity, tensorflow-modules, "
-     "function-decorators, max-file-size)"),
+     "function-decorators, max-file-size, tensorflow-version)"),
     ("tox.ini", "[tflint-effective]\nper-file-ignores =\n    tests/* TFE101\n",
      "tox.ini: [tflint-effective] per-file-ignores: expected `glob: codes` lines, got 'tests/* TFE101'"),
 ])

@@ -35,6 +35,9 @@ class Settings:
     tensorflow_modules: Tuple[str, ...] = ()  # modules that re-export TensorFlow
     function_decorators: Tuple[str, ...] = ()  # project wrappers that stand for tf.function
     python2: bool = False  # read as Python 2: TF1-era code, graph mode unless it shows eager signals
+    # the TensorFlow versions the project supports: (oldest, first unsupported), each a tuple of
+    # ints or None (frontends.requirements)
+    tensorflow_versions: Optional[Tuple[Optional[Tuple[int, ...]], Optional[Tuple[int, ...]]]] = None
 
 
 class Context:
@@ -43,6 +46,7 @@ class Context:
     def __init__(self, module: cst.Module, path: str, settings: Settings = Settings()):
         self.module = module
         self.path = path
+        self.settings = settings
         self._table = ScopeTable(module, shims(settings.tensorflow_modules))
         self._resolver = Resolver(self._table)
         self.ancestors: List[cst.CSTNode] = []

@@ -20,7 +20,7 @@ from .python2 import Python2Error, looks_like_python2, translate
 
 def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,
                   prefilter: bool = True, tensorflow_modules: Sequence[str] = (),
-                  function_decorators: Sequence[str] = (),
+                  function_decorators: Sequence[str] = (), tensorflow_versions=None,
                   tree: Optional[ast.Module] = None, severity: str = INFO) -> Analysis:
     """Lint source text with the rules ``select`` and ``ignore`` leave (flake8's prefix rule);
     call it on a deep stack (``parse.on_deep_stack``).
@@ -28,25 +28,28 @@ def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: boo
     ``noqa``: split off what ``# noqa`` and ``# tflint-effective: disable=`` silence.
     ``prefilter``: valid Python that imports neither TensorFlow nor Keras is not analysed; ``tree``
     is CPython's tree of ``source`` when the caller has one (flake8).  ``severity``: the
-    minimum severity kept (a TFE000 is always kept).
+    minimum severity kept (a TFE000 is always kept).  ``tensorflow_versions``: the range of
+    TensorFlow versions the project supports (``frontends.requirements``), if known.
     """
     if prefilter and can_skip(source, tensorflow_modules, tree=tree):
         return Analysis()
     try:
-        return _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators, severity)
+        settings = dict(tensorflow_modules=tuple(tensorflow_modules), function_decorators=tuple(function_decorators),
+                        tensorflow_versions=tensorflow_versions)
+        return _lint(source, path, select, ignore, noqa, settings, severity)
     except threads.OverBudget:
         reason = f"the analysis used more than {threads.CPU_BUDGET:g} s of CPU time (please report it)"
         return Analysis([syntax_error(path, source, Refused(reason))])
 
 
-def _lint(source, path, select, ignore, noqa, tensorflow_modules, function_decorators, severity) -> Analysis:
+def _lint(source, path, select, ignore, noqa, settings, severity) -> Analysis:
     # libcst and the rules load here, when the first file needs them: a run whose files
     # are all skipped or served from the cache never pays for them.
     from ..analysis.context import Settings
     from .analyse import lint_parsed
     from .parse import PARSE_FAILURES, parse
 
-    settings = Settings(tuple(tensorflow_modules), tuple(function_decorators))
+    settings = Settings(**settings)
     rules = registry.selected_rules(select, ignore)
     try:
         module = parse(source)
@@ -94,17 +97,19 @@ def _at_original_positions(analysis: Analysis, translation) -> Analysis:
 # -- public API ------------------------------------------------------------------------
 def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
                 noqa: bool = True, *, prefilter: bool = True,
-                tensorflow_modules: Sequence[str] = (), function_decorators: Sequence[str] = ()
-                ) -> List[Diagnostic]:
+                tensorflow_modules: Sequence[str] = (), function_decorators: Sequence[str] = (),
+                tensorflow_versions=None) -> List[Diagnostic]:
     """Lint Python source text; a parse failure is one TFE000 diagnostic.
 
     ``prefilter``: valid Python that imports neither TensorFlow nor Keras is not analysed (see
     ``prefilter.py``); ``tensorflow_modules`` are modules that re-export TensorFlow;
-    ``function_decorators`` are a project's wrappers that stand for ``tf.function``.
+    ``function_decorators`` are a project's wrappers that stand for ``tf.function``;
+    ``tensorflow_versions`` the (oldest, first unsupported) TensorFlow versions, if known.
     """
     from .threads import on_deep_stack
 
     return on_deep_stack(lint_document, source, path, select, ignore, noqa=noqa,
                          prefilter=prefilter, tensorflow_modules=tensorflow_modules,
-                         function_decorators=function_decorators).diagnostics
+                         function_decorators=function_decorators,
+                         tensorflow_versions=tensorflow_versions).diagnostics
 

@@ -22,7 +22,7 @@ from .. import __version__
 from ..registry import all_rules, rule_by_code
 from . import parallel
 from .cache import Cache
-from .config import Config, ConfigError, Resolver, codes, file_size, load, severity
+from .config import Config, ConfigError, Resolver, codes, file_size, load, severity, versions
 from .documents import SUFFIX as NOTEBOOK
 from .discovery import SUFFIXES, iter_python_files
 from .one_file import FileResult, Options, check_file, fix_file
@@ -36,31 +36,24 @@ from .runner import run_files
 CLEAN, FINDINGS, ERROR = 0, 1, 2
 
 
-def _codes(text: str) -> Tuple[str, ...]:
-    try:
-        return codes([c for c in text.split(",")], "")
-    except ConfigError as error:
-        raise argparse.ArgumentTypeError(str(error).lstrip(": ")) from None
+def _checked(validate):
+    """An argparse type from a configuration validator: the same checks and messages as the key."""
+    def convert(text: str):
+        try:
+            return validate(text, "")
+        except ConfigError as error:
+            raise argparse.ArgumentTypeError(str(error).lstrip(": ")) from None
+    return convert
 
 
-def _severity(text: str) -> str:
-    try:
-        return severity(text, "")
-    except ConfigError as error:
-        raise argparse.ArgumentTypeError(str(error).lstrip(": ")) from None
+_codes = _checked(lambda text, where: codes(text.split(","), where))
+_severity, _size, _versions = _checked(severity), _checked(file_size), _checked(versions)
 
 
 def _jobs(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a number of processes (1 or more), got {text!r}")
     return int(text)
-
-
-def _size(text: str) -> int:
-    try:
-        return file_size(text, "")
-    except ConfigError as error:
-        raise argparse.ArgumentTypeError(str(error).lstrip(": ")) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -88,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
                            help="also lint files that .gitignore / .ignore files ignore")
         group.add_argument("--severity", type=_severity, metavar="LEVEL",
                            help="minimum severity to report: info, warning or error")
+        group.add_argument("--tensorflow-version", type=_versions, metavar="SPEC",
+                           help="TensorFlow versions the code supports, as a requirement says them "
+                                "(\">=1.4,<2\"; default: what the closest requirement files declare)")
         group.add_argument("--config", metavar="FILE",
                            help="read this pyproject.toml / setup.cfg / tox.ini instead of searching")
         group.add_argument("--isolated", action="store_true", help="read no configuration file")
@@ -152,7 +148,8 @@ def _configuration(args) -> Resolver:
     exclude = tuple(args.exclude) if args.exclude else None
     return Resolver(fixed, dict(select=args.select, extend_select=args.extend_select, ignore=args.ignore,
                                 exclude=exclude, exclude_root=os.getcwd() if exclude else None,
-                                severity=args.severity, max_file_size=args.max_file_size))
+                                severity=args.severity, max_file_size=args.max_file_size,
+                                tensorflow_versions=args.tensorflow_version))
 
 
 def _targets(args, configs: Resolver) -> List[str]:

@@ -15,6 +15,7 @@ finds it.  Globs are relative to the directory of the configuration that holds t
     tensorflow-modules = ["myproject.compat.tf"]  # modules that re-export TensorFlow
     function-decorators = ["myproject.utils.compiled"]  # wrappers that stand for tf.function
     max-file-size = "2 MB"             # larger files: one TFE000, no analysis (0: no limit)
+    tensorflow-version = ">=1.4,<2"    # TensorFlow versions supported (default: the requirement files')
 
 In setup.cfg / tox.ini lists are comma- or newline-separated and per-file-ignores
 has one ``glob: codes`` pair per line (flake8's spelling).  An unknown or ill-typed
@@ -32,6 +33,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .discovery import glob_matches
 from .files import DEFAULT_MAX_FILE_SIZE
+from .requirements import Declared, Range, parse
 from ..levels import SEVERITY_RANK
 
 NAME = "tflint-effective"
@@ -39,7 +41,7 @@ CODE_SELECTOR = re.compile(r"TFE[0-9]{0,3}")
 LIST_KEYS = {"select": "select", "extend-select": "extend_select", "ignore": "ignore",
              "exclude": "exclude"}
 KEYS = (*LIST_KEYS, "per-file-ignores", "severity", "tensorflow-modules", "function-decorators",
-        "max-file-size")
+        "max-file-size", "tensorflow-version")
 MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -59,6 +61,7 @@ class Config:
     tensorflow_modules: Tuple[str, ...] = ()
     function_decorators: Tuple[str, ...] = ()  # a project's wrappers that stand for tf.function
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; 0: no limit
+    tensorflow_versions: Optional[Range] = None  # (oldest, first unsupported); None: not declared
     path: Optional[Path] = None  # the file it was read from
     exclude_root: Optional[str] = None  # where ``exclude`` globs start, if not at ``root``
 
@@ -154,6 +157,15 @@ def file_size(value, where: str) -> int:
     return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
 
 
+def versions(value, where: str) -> Range:
+    """The range of a version specifier such as ``">=1.4,<2"``."""
+    found = parse(value) if isinstance(value, str) else None
+    if found is None:
+        raise ConfigError(f"{where}: expected a version specifier such as \">=1.4,<2\" or \"==1.15\", "
+                          f"got {value!r}")
+    return found
+
+
 def _build(table: Dict[str, object], path: Path) -> Config:
     values = {}
     for key, value in table.items():
@@ -175,6 +187,8 @@ def _build(table: Dict[str, object], path: Path) -> Config:
             values["function_decorators"] = module_names(value, where)
         elif key == "max-file-size":
             values["max_file_size"] = file_size(value, where)
+        elif key == "tensorflow-version":
+            values["tensorflow_versions"] = versions(value, where)
         else:
             raise ConfigError(f"{_section(path)}: unknown key {key!r} (known: {', '.join(KEYS)})")
     return Config(**values, path=path)
@@ -221,7 +235,7 @@ def _ini_table(path: Path) -> Optional[dict]:
                     raise ConfigError(f"{_where(path, key)}: expected `glob: codes` lines, got {line!r}")
                 pairs[glob.strip()] = _split(selected)
             table[key] = pairs
-        elif key in ("severity", "max-file-size"):
+        elif key in ("severity", "max-file-size", "tensorflow-version"):
             table[key] = text.strip()
         else:
             table[key] = _split(text)
@@ -258,7 +272,8 @@ def discover(start: Path) -> Config:
 
 class Resolver:
     """The effective configuration of each file: the closest configuration at or above its
-    directory (or ``fixed``: ``--config`` / ``--isolated``), with the command line's keys.
+    directory (or ``fixed``: ``--config`` / ``--isolated``), with the command line's keys, and
+    the TensorFlow versions the closest requirement files declare unless a key names them.
 
     Plain data, so it can be sent to worker processes; configurations found are remembered
     per directory.
@@ -270,6 +285,7 @@ class Resolver:
         self.overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
         self.cwd = cwd or os.getcwd()
         self._found: Dict[str, Config] = {}  # directory -> closest configuration, unmodified
+        self._declared = Declared()
 
     def __repr__(self) -> str:  # stable: part of the cache's settings
         found = sorted((d, repr(c)) for d, c in self._found.items())
@@ -286,7 +302,11 @@ class Resolver:
     def for_directory(self, directory: str) -> Config:
         directory = self.absolute(directory)
         config = self.fixed if self.fixed is not None else self._closest(directory)
-        return config.override(**self.overrides) if self.overrides else config
+        config = config.override(**self.overrides) if self.overrides else config
+        if config.tensorflow_versions is None:
+            declared = self._declared.at(directory)
+            config = config if declared is None else dataclasses.replace(config, tensorflow_versions=declared)
+        return config
 
     def _closest(self, directory: str) -> Config:
         chain = []

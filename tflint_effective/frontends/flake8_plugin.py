@@ -8,8 +8,9 @@ filtered here.  flake8 calls no plugin on a file CPython cannot parse (it report
 E999, hence ``--select TFE,E9``), so a TFE000 here is a file libcst cannot parse.
 
 Options (also read from flake8's configuration, without the dashes):
-``--tfe-tensorflow-modules`` (the ``tensorflow-modules`` key) and ``--tfe-severity``
-(the minimum severity, the ``severity`` key).  They live on the class: with
+``--tfe-tensorflow-modules`` (the ``tensorflow-modules`` key), ``--tfe-tensorflow-version``
+(the ``tensorflow-version`` key; by default the closest requirement files decide, as for the
+CLI) and ``--tfe-severity`` (the minimum severity, the ``severity`` key).  They live on the class: with
 ``--jobs`` each worker parses the options again, so this state is rebuilt from
 argv and flake8's configuration.
 
@@ -32,6 +33,7 @@ from __future__ import annotations
 import atexit
 import functools
 import gc
+import os
 
 from .. import __version__
 from ..levels import PARSE_ERROR, SEVERITY_RANK
@@ -56,6 +58,8 @@ class Plugin:
     version = __version__
     tensorflow_modules: tuple = ()
     function_decorators: tuple = ()
+    tensorflow_versions = None  # None: what the requirement files declare (``declared``)
+    declared = None
     severity = "warning"
 
     use_cache = True
@@ -70,6 +74,9 @@ class Plugin:
                            comma_separated_list=True, metavar="NAMES",
                            help="tflint-effective: comma-separated wrappers that stand for tf.function "
                                 "(as function-decorators)")
+        manager.add_option("--tfe-tensorflow-version", default="", parse_from_config=True, metavar="SPEC",
+                           help="tflint-effective: TensorFlow versions the code supports, such as \">=1.4,<2\" "
+                                "(as tensorflow-version; default: what the closest requirement files declare)")
         manager.add_option("--tfe-severity", default="warning", parse_from_config=True,
                            choices=tuple(SEVERITY_RANK), metavar="LEVEL",
                            help="tflint-effective: minimum severity to report: info, warning or error")
@@ -79,15 +86,19 @@ class Plugin:
 
     @classmethod
     def parse_options(cls, options) -> None:
-        from .config import ConfigError, module_names
+        from .config import ConfigError, module_names, versions
+        from .requirements import Declared
 
         try:
             cls.tensorflow_modules = module_names(list(options.tfe_tensorflow_modules),
                                                   "--tfe-tensorflow-modules")
             cls.function_decorators = module_names(list(options.tfe_function_decorators),
                                                    "--tfe-function-decorators")
+            spec = options.tfe_tensorflow_version
+            cls.tensorflow_versions = versions(spec, "--tfe-tensorflow-version") if spec else None
         except ConfigError as error:
             raise SystemExit(f"flake8: {error}") from None
+        cls.declared = Declared()
         cls.severity = options.tfe_severity
         cls.use_cache = not options.tfe_no_cache
 
@@ -102,12 +113,15 @@ class Plugin:
             return
         cache = _cache() if self.use_cache else None
         key = found = None
+        versions = self.tensorflow_versions
+        if versions is None and self.declared is not None:
+            versions = self.declared.at(os.path.dirname(os.path.abspath(self.filename)))
         if cache is not None:
-            settings = repr(("flake8", modules, self.function_decorators))
+            settings = repr(("flake8", modules, self.function_decorators, versions))
             key = cache.key(self.source.encode("utf-8", "surrogatepass"), settings)
             found = cache.load(key, self.filename)
         if found is None:
-            found = self._lint()
+            found = self._lint(versions)
             if cache is not None:
                 cache.store(key, found, self.filename)
         minimum = SEVERITY_RANK[self.severity]
@@ -115,14 +129,14 @@ class Plugin:
             if f.code == PARSE_ERROR or SEVERITY_RANK[f.severity] >= minimum:
                 yield f.line, f.column - 1, f"{f.code} {f.message}", type(self)
 
-    def _lint(self):
+    def _lint(self, versions):
         """Every diagnostic, as the FileResult a cache entry holds."""
         from .one_file import FileResult
         from .output import Finding
 
         analysis = _load_engine()(lint_document, self.source, self.filename, noqa=False, prefilter=False,
                                   tensorflow_modules=self.tensorflow_modules,
-                                  function_decorators=self.function_decorators)
+                                  function_decorators=self.function_decorators, tensorflow_versions=versions)
         return FileResult(self.filename, findings=[
             Finding(self.filename, d.line, d.col + 1, d.end_line, d.end_col + 1, d.code, d.message, d.severity)
             for d in analysis.diagnostics])

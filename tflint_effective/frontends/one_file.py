@@ -144,7 +144,8 @@ def _lint(name: str, document, options: Options) -> FileResult:
     config = options.config_for(name)
     analysis = lint_document(document.source, name, *config.selection(name),
                              prefilter=options.prefilter, tensorflow_modules=config.tensorflow_modules,
-                             function_decorators=config.function_decorators, severity=config.severity)
+                             function_decorators=config.function_decorators,
+                             tensorflow_versions=config.tensorflow_versions, severity=config.severity)
     kept, silenced = analysis.diagnostics, analysis.suppressed
     lines = NEWLINE.split(document.source)
     if analysis.failed and analysis.module is None:
@@ -215,7 +216,8 @@ def fix_file(path: str, options: Options, data: Optional[bytes] = None) -> FileR
         fixed = fix_source(document.source, name, select, ignore, options.unsafe_fixes,
                            accept=accept, prefilter=options.prefilter,
                            tensorflow_modules=config.tensorflow_modules,
-                           function_decorators=config.function_decorators)
+                           function_decorators=config.function_decorators,
+                           tensorflow_versions=config.tensorflow_versions)
     except FixError as error:
         result = _lint(name, document, options)
         result.warnings.append(f"{name}: warning: {error}")

@@ -134,7 +134,8 @@ def fix_all(buffer: Buffer, positions: Positions) -> List[Edit]:
         fixed = on_deep_stack(fix_source, buffer.text, buffer.path, *config.selection(buffer.path),
                               accept=lambda d: config.reports(d.severity) and not joined.silences(d),
                               tensorflow_modules=config.tensorflow_modules,
-                              function_decorators=config.function_decorators)
+                              function_decorators=config.function_decorators,
+                              tensorflow_versions=config.tensorflow_versions)
     except (FixError, ConfigError):
         return []
     return _edits(buffer.text, fixed.source, positions)

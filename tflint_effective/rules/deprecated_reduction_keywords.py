@@ -13,16 +13,22 @@ or the argument order it changed (``tf.concat(1, [a, b])``, ``tf.split(0, 2,
 x)``).  Such code targets TF 0.x, where the new names may not exist yet
 (``keepdims`` came with TF 1.5).  The same holds in the ``except`` handler of a
 ``try`` that passes the new keyword: a deliberate fallback for old TensorFlow.
+Info too in a project whose requirements cap TensorFlow below 2 (the
+``tensorflow-version`` key, else its requirement files: ``tensorflow>=1.10,<2``):
+there the old names work.
 
 Fix safety: safe.  Only the keyword is renamed; the value, the other
 arguments, comments and formatting are kept.  No fix is offered when the call
 already passes the new keyword too (TensorFlow rejects both at once; which one
 was meant needs a human), nor for ``tf.nn.moments`` / ``weighted_moments``,
-whose ``keepdims`` came in a later TF 1.x release than the reductions'.
+whose ``keepdims`` came in a later TF 1.x release than the reductions', nor in a
+project that supports a TensorFlow older than the new name (``keepdims``: 1.5,
+``axis``: 1.0; ``tensorflow==1.3`` in its requirements).
 
 Known problems: keywords passed through ``**kwargs`` are not seen.  ``keepdims``
-exists only from TF 1.5 on: code pinned to TF 1.0-1.4 (which shows no TF 0.x
-call) is still offered the fix.
+exists only from TF 1.5 on: code pinned to TF 1.0-1.4 where neither the
+configuration nor a requirement file says so (a README, a conda file by another
+name) is still offered the fix.
 """
 import re
 
@@ -49,6 +55,8 @@ RENAMES = {
 # Reported without a fix: these took ``keepdims`` in a later TF 1.x release than the reductions
 # (1.5); which one has not been established here.
 LATE_KEEPDIMS = {"nn.moments", "nn.weighted_moments"}
+# The first release that accepts each new name (the reductions').
+FIRST_RELEASE = {"keepdims": (1, 5), "axis": (1, 0)}
 
 
 class DeprecatedReductionKeywords(Rule):
@@ -94,7 +102,9 @@ class DeprecatedReductionKeywords(Rule):
             if self._in_fallback_for(new):
                 self.report(arg, self.FALLBACK_MESSAGE.format(old=old, new=new), severity=INFO)
                 continue
-            v1 = name.compat == "v1"
+            oldest, below = self.context.settings.tensorflow_versions or (None, None)
+            capped = below is not None and below <= (2,)  # the project never runs TF2
+            v1 = name.compat == "v1" or capped
             message = (self.V1_MESSAGE if v1 else self.MESSAGE).format(old=old, new=new)
             severity = INFO if v1 else WARNING
             removed = self.removed_calls
@@ -103,8 +113,12 @@ class DeprecatedReductionKeywords(Rule):
                 message, fix = message + " (the call passes both; keep one)", None
             elif name.path in LATE_KEEPDIMS:
                 message, fix = message + " (older TF 1.x releases lack it here: check yours)", None
+            elif oldest is not None and oldest < FIRST_RELEASE[new]:
+                message, fix = message + f" once the project drops TensorFlow {_dotted(oldest)}, which lacks it", None
             else:
                 fix = arg.with_changes(keyword=cst.Name(new))
+            if capped and name.compat != "v1":
+                message += " (the project's requirements exclude TF2)"
             self.report(arg, message, fix=fix, severity=severity, when=lambda: not removed)
 
     def _in_fallback_for(self, keyword: str) -> bool:
@@ -119,6 +133,10 @@ class DeprecatedReductionKeywords(Rule):
                 if re.search(rf"\b{keyword}\s*=", body):
                     return True
         return False
+
+
+def _dotted(version) -> str:
+    return ".".join(map(str, version))
 
 
 def _tf_0_order(path: str, call: cst.Call) -> bool:
