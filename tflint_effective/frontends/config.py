@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from .discovery import glob_matches
+from .discovery import closest, glob_matches
 from .files import DEFAULT_MAX_FILE_SIZE
 from .requirements import Declared, Range, parse
 from ..levels import SEVERITY_RANK
@@ -284,7 +284,7 @@ class Resolver:
         self.fixed = fixed
         self.overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
         self.cwd = cwd or os.getcwd()
-        self._found: Dict[str, Config] = {}  # directory -> closest configuration, unmodified
+        self._found: Dict[str, Optional[Config]] = {}  # directory -> closest configuration, unmodified
         self._declared = Declared()
 
     def __repr__(self) -> str:  # stable: part of the cache's settings
@@ -309,20 +309,4 @@ class Resolver:
         return config
 
     def _closest(self, directory: str) -> Config:
-        chain = []
-        folder = directory
-        while folder not in self._found:
-            chain.append(folder)
-            config = _in_directory(folder)
-            if config is not None:
-                break
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                config = Config()
-                break
-            folder = parent
-        else:
-            config = self._found[folder]
-        for folder in chain:
-            self._found[folder] = config
-        return config
+        return closest(directory, _in_directory, self._found) or Config()

@@ -10,7 +10,9 @@ from __future__ import annotations
 import fnmatch
 import os
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Callable, Dict, Iterable, Iterator, Optional, Sequence, TypeVar
+
+Found = TypeVar("Found")
 
 SUFFIXES = (".py", ".pyi")
 # Tool folders never linted (ruff's default excludes, plus build): a named path is
@@ -50,6 +52,25 @@ def glob_matches(path, patterns: Sequence[str], root: Optional[str] = None) -> b
         if any(fnmatch.fnmatch(Path(folder).as_posix(), anchored) for folder in folders):
             return True
     return False
+
+
+def closest(directory: str, look: Callable[[str], Optional[Found]], memo: Dict[str, Optional[Found]]
+            ) -> Optional[Found]:
+    """``look(folder)`` for ``directory`` and each folder above it, up to the first answer that
+    is not None (None at the top); ``memo`` remembers it for every folder passed."""
+    chain, folder = [], directory
+    while folder not in memo:
+        chain.append(folder)
+        found = look(folder)
+        parent = os.path.dirname(folder)
+        if found is not None or parent == folder:
+            break
+        folder = parent
+    else:
+        found = memo[folder]
+    for folder in chain:
+        memo[folder] = found
+    return found
 
 
 def _is_virtualenv(directory: str) -> bool:

@@ -17,6 +17,8 @@ import os
 import re
 from typing import Dict, Iterable, Optional, Tuple
 
+from .discovery import closest
+
 Version = Tuple[int, ...]
 Range = Tuple[Optional[Version], Optional[Version]]
 
@@ -116,16 +118,4 @@ class Declared:
         self._found: Dict[str, Optional[Range]] = {}
 
     def at(self, directory: str) -> Optional[Range]:
-        chain, folder = [], os.path.abspath(directory)
-        while folder not in self._found:
-            chain.append(folder)
-            found = in_directory(folder)
-            parent = os.path.dirname(folder)
-            if found is not None or parent == folder:
-                break
-            folder = parent
-        else:
-            found = self._found[folder]
-        for folder in chain:
-            self._found[folder] = found
-        return found
+        return closest(os.path.abspath(directory), in_directory, self._found)
