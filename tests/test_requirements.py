@@ -44,6 +44,9 @@ def test_specifiers(spec, expected):
     ('[packages]\ntensorflow = "==1.4"\n', ((1, 4), (1, 5))),
     ('[tool.poetry.dependencies]\ntensorflow = "^1.15"\n', ((1, 15), (2,))),
     ("Requires-Dist: tensorflow (>=1.4)\n", ((1, 4), None)),
+    ("tensorflow >= 1.10.0, < 2.0.0\n", ((1, 10), (2,))),
+    ("- pip:\n  - https://storage.googleapis.com/tensorflow/linux/gpu/tensorflow_gpu-1.0.1-cp35-cp35m-linux_x86_64.whl"
+     "; 'linux' in sys_platform\n", ((1, 0, 1), (1, 0, 2))),
     # an upper bound only when every mention has one
     ("tensorflow>=2.0\ntensorflow-gpu==1.3\n", ((1, 3), None)),
     # no version, other packages, code

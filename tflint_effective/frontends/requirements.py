@@ -28,6 +28,8 @@ MAX_BYTES = 1_000_000  # larger "requirement files" are not what they seem: not 
 MENTION = re.compile(r"""(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?(?![\w.-])\s*(?:\[[^\]\n]*\])?
                          \s*(?:=\s*["']|\(\s*)?(?P<spec>(?:[<>=!~^]{1,3}\s*v?\d[\d.*]*\s*,?\s*)+)""",
                      re.IGNORECASE | re.VERBOSE)
+# a wheel named by URL or path: ``.../tensorflow_gpu-1.0.1-cp35-cp35m-linux_x86_64.whl``
+WHEEL = re.compile(r"(?<![\w.-])tensorflow(?:_gpu|_cpu)?-(\d+(?:\.\d+)+)-\S*?\.whl\b", re.IGNORECASE)
 CLAUSE = re.compile(r"([<>=!~^]{1,3})\s*v?(\d+(?:\.\d+)*)(\.\*)?")
 
 
@@ -91,7 +93,9 @@ def widest(ranges: Iterable[Range]) -> Optional[Range]:
 
 
 def in_text(text: str) -> Optional[Range]:
-    return widest(filter(None, (parse(match.group("spec")) for match in MENTION.finditer(text))))
+    specs = [match.group("spec") for match in MENTION.finditer(text)]
+    specs += ["==" + match.group(1) for match in WHEEL.finditer(text)]
+    return widest(filter(None, map(parse, specs)))
 
 
 def _read(path: str) -> str:
