@@ -770,14 +770,83 @@ UNITS = [
          "f0bae5982be2e030a89b346e6ce5ac8bdcc8f0e0", "tf1", "no"),
     Unit("ipazc+mtcnn", "github", "ipazc/mtcnn",
          "14c9b0590ad7b663318c09e1590e87b733a290e1", "tf2", "no", notebooks=True),
+    # --- added in round 19 (fresh held-out TF1 code for TFE601/TFE602/TFE404) ---
+    Unit("InnerPeace-Wu+densecap-tensorflow", "github", "InnerPeace-Wu/densecap-tensorflow",
+         "2c77998f73832d5bb7324e97e8a7419cbce8398c", "tf1", "some"),
+    Unit("MadryLab+cifar10_challenge", "github", "MadryLab/cifar10_challenge",
+         "f15682d9f1e26eb47a2d3b371ef8b6c7abcf6276", "tf1", "no"),
+    Unit("MathieuTuli+tensorflow-pix2pix", "github", "MathieuTuli/tensorflow-pix2pix",
+         "0d8bf06fd4e65fd5f71410786942c0ff34b8f48b", "tf2", "no"),
+    Unit("MaybeShewill-CV+image-classification-tensorflow", "github", "MaybeShewill-CV/image-classification-tensorflow",
+         "56a3e634c789d47c6ee153872c05ca2e3262d10e", "tf1", "no"),
+    Unit("NVlabs+GA3C", "github", "NVlabs/GA3C",
+         "c291be5f232f2fc423c139bdc8d9ee0446ed67b6", "tf1", "no"),
+    Unit("PacktPublishing+Predictive-Analytics-with-TensorFlow", "github", "PacktPublishing/Predictive-Analytics-with-TensorFlow",
+         "46fc1d18a145397f30ea445aeffdc294f249cb1d", "tf1", "no", notebooks=True),
+    Unit("Vetal1977+tf_serving_example", "github", "Vetal1977/tf_serving_example",
+         "11a5746762ad717b4b6869d4a3d2aa1a02d57dd8", "tf1", "no"),
+    Unit("YadiraF+GAN", "github", "YadiraF/GAN",
+         "45bde57d9675f503d765420fd921d748541a800f", "tf1", "some"),
+    Unit("azrueangma+tensorflow-basic-and-tips", "github", "azrueangma/tensorflow-basic-and-tips",
+         "3c8f8e73dd65670f74eda2a943164599a7aa236d", "tf1", "no"),
+    Unit("carlini+nn_robust_attacks", "github", "carlini/nn_robust_attacks",
+         "c6b8f6a254e82a79a52cfbc673b632cad5ea1ab1", "tf1", "no"),
+    Unit("chenzeyuczy+CycleGAN-TensorFlow", "github", "chenzeyuczy/CycleGAN-TensorFlow",
+         "ad6a18e0f769d7972d5b6f383fb32beed3c27821", "tf1", "no"),
+    Unit("createamind+a3c333", "github", "createamind/a3c333",
+         "be0590e3c00661055b47e5257029310acd50369b", "tf1", "no"),
+    Unit("eldar+pose-tensorflow", "github", "eldar/pose-tensorflow",
+         "6a8f5ee90ea444e12c15eecebf8448797c52bbf5", "tf1", "no"),
+    Unit("gabrieleangeletti+Deep-Learning-TensorFlow", "github", "gabrieleangeletti/Deep-Learning-TensorFlow",
+         "ddeb1f2848da7b7bee166ad2152b4afc46bb2086", "tf1", "no"),
+    Unit("hipoglucido+Hierarchical-DRL-Tensorflow", "github", "hipoglucido/Hierarchical-DRL-Tensorflow",
+         "4d0bc981600b4d3a694352635bd5437bab8c019d", "tf1", "no", notebooks=True),
+    Unit("iamaaditya+DCGAN_EX", "github", "iamaaditya/DCGAN_EX",
+         "d8682a8d0b78a07c78682f00e33852ee977f727d", "tf1", "no"),
+    Unit("igul222+PixelVAE", "github", "igul222/PixelVAE",
+         "d174aaf440a324f93e3398693163096102504e22", "tf1", "some"),
+    Unit("ikhlestov+vision_networks", "github", "ikhlestov/vision_networks",
+         "d7b286ba1342bc2b217137f790bfb3101747f4c5", "tf1", "no"),
+    Unit("ilguyi+dcgan.tensorflow", "github", "ilguyi/dcgan.tensorflow",
+         "7cc2b349819815b6d81d89485f469fafb1448854", "tf1", "no"),
+    Unit("jireh-father+tensorflow-triplet-loss", "github", "jireh-father/tensorflow-triplet-loss",
+         "c8a3b3efbf4c68f63d58ee3bedaa8e42451f6a80", "tf1", "no", notebooks=True),
+    Unit("jodietrich+wgan_domain_adaptation", "github", "jodietrich/wgan_domain_adaptation",
+         "18ed5bcf24f9a7e140f519e2c465d98d70f66a9c", "tf1", "no"),
+    Unit("kozistr+Awesome-GANs", "github", "kozistr/Awesome-GANs",
+         "6548b49d8c05459f7b252c17d0959b5825d2fc69", "mixed", "no"),
+    Unit("leimao+Voice-Converter-CycleGAN", "github", "leimao/Voice-Converter-CycleGAN",
+         "e90e5f965fb922d17791210c30b29dc561dcfa9c", "tf1", "no"),
+    Unit("mayerjRRR+CycleGAN-Tensorflow", "github", "mayerjRRR/CycleGAN-Tensorflow",
+         "6c0ef0a258266599a7eb35d2a1dac437f7068346", "tf1", "no"),
+    Unit("mrahtz+ocd-a3c", "github", "mrahtz/ocd-a3c",
+         "cca2c036113e0acf75132521639b1825d1080083", "tf1", "no"),
+    Unit("namihagi+CycleGAN-with-multiple-gpu", "github", "namihagi/CycleGAN-with-multiple-gpu",
+         "ee671e3dd094e4abcb5f4c3f8fd54d8f22031956", "tf1", "no"),
+    Unit("pmorerio+infogan-tensorflow", "github", "pmorerio/infogan-tensorflow",
+         "5cfd8a706d47da9a8b0877d547f96cd7b2ef5a84", "tf1", "some"),
+    Unit("roomylee+rnn-text-classification-tf", "github", "roomylee/rnn-text-classification-tf",
+         "35a8a48d163a75f2c3bc3bfd1c42e3999c866e95", "tf1", "no"),
+    Unit("rwightman+tensorflow-litterbox", "github", "rwightman/tensorflow-litterbox",
+         "ddeeb3a6c7de64e5391050ffbb5948feca65ad3c", "tf1", "no"),
+    Unit("sfujiwara+dqn-tensorflow", "github", "sfujiwara/dqn-tensorflow",
+         "b78a28e95eee6f4ce5ba6d633e48dd361b788e7a", "tf1", "no"),
+    Unit("vshmyhlo+retinanet-tensorflow", "github", "vshmyhlo/retinanet-tensorflow",
+         "fe8e5c340f749bc0ed4692ff66d7b0886bd86a2b", "tf1", "no"),
+    Unit("yao62995+A3C", "github", "yao62995/A3C",
+         "2d241cb53383509acc5699191ffce0f9a2c22d3c", "tf1", "some"),
+    Unit("yhyu13+AlphaGOZero-python-tensorflow", "github", "yhyu13/AlphaGOZero-python-tensorflow",
+         "17d87a75c2cb4f0b26ad91b0d5674ceb006d20dc", "tf1", "some"),
+    Unit("znxlwm+tensorflow-pix2pix", "github", "znxlwm/tensorflow-pix2pix",
+         "fb7356e460e850c3c36c69924f41bc37129e9491", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
 # UNITS[76:96] in round 6, UNITS[96:122] in round 7, UNITS[122:143] in round 8, UNITS[143:155] in
 # round 9, UNITS[155:178] in round 10, UNITS[178:189] in round 11, UNITS[189:227] in round 12,
 # UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15, UNITS[319:336]
-# in round 16, UNITS[336:354] in round 17 and UNITS[354:385] in round 18;
-# ROUND5 ... ROUND18 select a round's units for a measurement on them alone (heldout.py --units round5 ... round18).
+# in round 16, UNITS[336:354] in round 17, UNITS[354:385] in round 18 and UNITS[385:419] in round 19;
+# ROUND5 ... ROUND19 select a round's units for a measurement on them alone (heldout.py --units round5 ... round19).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -792,3 +861,4 @@ ROUND15 = frozenset(unit.name for unit in UNITS[294:319])
 ROUND16 = frozenset(unit.name for unit in UNITS[319:336])
 ROUND17 = frozenset(unit.name for unit in UNITS[336:354])
 ROUND18 = frozenset(unit.name for unit in UNITS[354:385])
+ROUND19 = frozenset(unit.name for unit in UNITS[385:419])
