@@ -29,6 +29,16 @@ def lint(source):
         "flag = tf.placeholder_with_default(True, [])\n",
         "saver = tf.train.Saver()\n",
         "spec = tf.estimator.EstimatorSpec(tf.estimator.ModeKeys.PREDICT, predictions=probs)\n")],
+    # a parameter defaulting to True that some call sets otherwise (or may: a call through a name it cannot
+    # resolve, ``*args``), or that the module never calls
+    *[(V1 + "class GAN:\n    def net(self, x, is_training=True):\n"
+       "        return tf.layers.batch_normalization(x, training=is_training)\n"
+       "    def build(self):\n        self.h = self.net(x)\n" + calls + TRAIN + "saver = tf.train.Saver()\n",
+       [(4, 16, "TFE602")]) for calls in (
+        "        self.g = self.net(x, False)\n", "        self.g = self.net(x, is_training=flag)\n",
+        "gan = GAN()\ng = gan.net(x)\n", "        self.g = self.net(*xs)\n")],
+    (V1 + "def net(x, is_training=True):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
+     + TRAIN + "saver = tf.train.Saver()\n", [(3, 12, "TFE602")]),
     # beside a flexible flag, a norm that always trains is reported only if some norm certainly infers
     (V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
           "d = tf.layers.batch_normalization(x, training=True)\ne = tf.contrib.layers.batch_norm(d)\n" + TRAIN
@@ -60,6 +70,13 @@ def test_findings(source, expected):
     V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN,
     V1 + "TRAINING = True\nh = tf.layers.batch_normalization(x, training=TRAINING)\n" + TRAIN,
     V1 + "h = tf.layers.batch_normalization(x, training=True)\n" + TRAIN + "saver = tf.train.Saver()\n",
+    # a parameter defaulting to True that no call in the module sets otherwise: a Saver alone shows no inference
+    *[V1 + "class GAN:\n    def net(self, x, is_training=True):\n"
+      "        return tf.layers.batch_normalization(x, training=is_training)\n"
+      "    def build(self):\n        self.h = self.net(x)\n" + calls + TRAIN + "saver = tf.train.Saver()\n"
+      for calls in ("        self.g = self.net(x, True)\n", "        self.g = self.net(x, is_training=True)\n")],
+    V1 + "def net(x, *, is_training=True):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
+    + "h = net(x)\n" + TRAIN + "saver = tf.train.Saver()\n",
     # nothing shows inference: a parameter flag, a placeholder fed only True, False for other keywords
     V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN
     + "flag = tf.placeholder(tf.bool)\nh = net(x, flag)\nsess.run(train_op, {x: batch, flag: True})\n"

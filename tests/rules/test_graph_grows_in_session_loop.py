@@ -26,6 +26,8 @@ def lint(source):
           "    sess.run(tf.train.AdamOptimizer(0.1).minimize(loss))\n", [(4, 14, "TFE601")]),
     (V1 + "it = dataset.make_one_shot_iterator()\nwith tf.Session() as sess:\n    while True:\n"
           "        sess.run(it.get_next())\n", [(5, 18, "TFE601")]),
+    (V1 + "EPOCHS = 11\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",
+     [(5, 14, "TFE601")]),  # Python 2's xrange counts as range: 11 copies are more than a few
     # periodic branches, nested expressions (reported once), comprehensions inside the loop
     (SESSION + "    for step in range(99):\n        if step % 10 == 0:\n"
                "            sess.run(tf.summary.merge_all())\n", [(6, 22, "TFE601")]),
@@ -91,6 +93,7 @@ def test_findings(source, expected):
     # at most 10 iterations in all, counted from literals: a bounded handful of copies
     V1 + "n = 5\nsess = tf.Session()\nfor i in range(n):\n    sess.run(tf.global_variables_initializer())\n",
     V1 + "sess = tf.Session()\nfor a in [1, 2]:\n    for b in range(5):\n        sess.run(tf.identity(x))\n",
+    V1 + "EPOCHS = 10\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",  # Python 2
     V1 + "prefs = [[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]\nsess = tf.Session()\nfor pref in prefs:\n"
          "    sess.run(tf.global_variables_initializer())\n",
     # a session on a fresh graph makes that graph the default: ops built under it go there

@@ -119,6 +119,14 @@ class Context:
             return bindings[0].value
         return None
 
+    def kept_default(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The default of ``name``, a parameter of the function here (or around it), when every call
+        of that function in the module leaves it to the default or passes the same value."""
+        owner = self._resolver.owner(name.value, self.scope)
+        if owner is None or type(owner.node) is not cst.FunctionDef or len(owner.bindings[name.value]) != 1:
+            return None  # not a parameter, or rebound in the body
+        return self.semantics.summaries.kept_default(owner.node, name.value)
+
     def attribute_value(self, node: cst.Attribute) -> Optional[Tuple[cst.BaseExpression, Scope]]:
         """The one value ``self.attr`` (in a method) or ``obj.attr`` (``obj`` bound once to an
         instance of a class of this module) holds, with the scope of the method that computes it:

@@ -106,8 +106,9 @@ def is_builtin(context, func: cst.BaseExpression, name: str) -> bool:
 
 
 def range_arguments(context, iterable: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
-    """The arguments of a builtin ``range(...)`` call; None for anything else."""
-    if (isinstance(iterable, cst.Call) and is_builtin(context, iterable.func, "range")
+    """The arguments of a builtin ``range(...)`` (Python 2: ``xrange``) call; None for anything else."""
+    if (isinstance(iterable, cst.Call) and (is_builtin(context, iterable.func, "range")
+                                            or is_builtin(context, iterable.func, "xrange"))
             and not any(arg.star or arg.keyword for arg in iterable.args)):
         return [arg.value for arg in iterable.args]
     return None

@@ -60,6 +60,23 @@ class Summaries:
                 return self._defined(func.attr.value, self.table.scopes[cls], own_scope=True)
         return None
 
+    def kept_default(self, function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+        """The default of the parameter ``name`` when the module calls ``function``, only calls it,
+        every call of that name is of it, and each leaves the parameter to the default or passes
+        the same value (no ``*args`` / ``**kwargs``)."""
+        scope, param = self.table.scopes.get(function), _parameter(function, name)
+        sites = self._call_sites(function) if scope is not None and param is not None else None
+        if param is None or param.default is None or not sites or len(sites) != len(self._calls[function.name.value]):
+            return None  # no default, not called, or some call of that name may be of another function
+        names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        method = scope.parent is not None and scope.parent.is_class
+        position = names.index(name) - method if name in names else len(names)  # keyword-only: none
+        for call, _ in sites:
+            passed = _argument(call, position, name)  # None also for ``*args``: checked below
+            if any(arg.star for arg in call.args) or passed is not None and not passed.deep_equals(param.default):
+                return None
+        return param.default
+
     def instance_attribute_kind(self, name: str, attr: str, scope: Scope) -> Optional[str]:
         """The kind of ``name.attr`` when ``name`` is an instance of a class of the module."""
         cls = self.class_of_instance(name, scope)
@@ -130,8 +147,7 @@ class Summaries:
 
     def _parameter_kind(self, function: cst.FunctionDef, name: str) -> Optional[str]:
         scope = self.table.scopes.get(function)
-        param = next((p for p in (*function.params.posonly_params, *function.params.params,
-                                  *function.params.kwonly_params) if p.name.value == name), None)
+        param = _parameter(function, name)
         if scope is None or param is None or not (param.default is None or is_none(param.default)):
             return None  # a default other than None: the parameter is not always a tensor
         doc = self._memo(("doc", id(function)), lambda: function.get_docstring(clean=True))
@@ -266,6 +282,12 @@ class Summaries:
                 stack.extend([*node.decorators, node.params, node.body])
                 continue
             stack.extend(code_children(node))
+
+
+def _parameter(function: cst.FunctionDef, name: str) -> Optional[cst.Param]:
+    params = function.params
+    return next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name),
+                None)
 
 
 def _argument(call: cst.Call, position: int, name: str) -> Optional[cst.BaseExpression]:
