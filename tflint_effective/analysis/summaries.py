@@ -61,19 +61,22 @@ class Summaries:
         return None
 
     def kept_default(self, function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
-        """The default of the parameter ``name`` when the module calls ``function``, only calls it,
-        every call of that name is of it, and each leaves the parameter to the default or passes
-        the same value (no ``*args`` / ``**kwargs``)."""
+        """The default of the parameter ``name`` when the module calls ``function`` (undecorated),
+        only calls it, every call of that name is of it, and each leaves the parameter to the
+        default or passes the same value (no ``*args`` / ``**kwargs``)."""
         scope, param = self.table.scopes.get(function), _parameter(function, name)
-        sites = self._call_sites(function) if scope is not None and param is not None else None
-        if param is None or param.default is None or not sites or len(sites) != len(self._calls[function.name.value]):
-            return None  # no default, not called, or some call of that name may be of another function
+        if scope is None or param is None or param.default is None or function.decorators:
+            return None
+        sites = self._call_sites(function)
+        if not sites or len(sites) != len(self._calls[function.name.value]):
+            return None  # not called, or some call of that name may be of another function
         names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-        method = scope.parent is not None and scope.parent.is_class
-        position = names.index(name) - method if name in names else len(names)  # keyword-only: none
+        position = names.index(name) - scope.parent.is_class if name in names else len(names)  # keyword-only: none
         for call, _ in sites:
-            passed = _argument(call, position, name)  # None also for ``*args``: checked below
-            if any(arg.star for arg in call.args) or passed is not None and not passed.deep_equals(param.default):
+            if any(arg.star for arg in call.args):
+                return None
+            passed = _argument(call, position, name)
+            if passed is not None and not passed.deep_equals(param.default):
                 return None
         return param.default
 
