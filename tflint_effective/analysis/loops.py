@@ -116,20 +116,36 @@ def range_arguments(context, iterable: cst.BaseExpression) -> Optional[List[cst.
 
 def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
     """How many times a ``for`` over ``iterable`` runs, when the source spells it out: a list or
-    tuple literal, or ``range`` of integer literals (also through names bound once to them)."""
+    tuple literal, or ``range`` of integer literals or of ``len`` of such a list (also through
+    names bound once to them)."""
     if type(iterable) is cst.Name:
         iterable = context.assigned_value(iterable) or iterable
     if type(iterable) in (cst.List, cst.Tuple):
         elements = iterable.elements
         return None if any(type(element) is cst.StarredElement for element in elements) else len(elements)
-    bounds = range_arguments(context, iterable)
-    values = [(context.assigned_value(b) or b) if type(b) is cst.Name else b for b in bounds or ()]
-    if not values or len(values) > 3 or not all(type(value) is cst.Integer for value in values):
+    bounds = [_literal_int(context, bound) for bound in range_arguments(context, iterable) or ()]
+    if not bounds or len(bounds) > 3 or None in bounds:
         return None
     try:
-        return len(range(*(int(value.value, 0) for value in values)))
+        return len(range(*bounds))
     except ValueError:  # range(0, 9, 0)
         return None
+
+
+def _literal_int(context, expr: cst.BaseExpression) -> Optional[int]:
+    """``5``, ``len([a, b])``, or a name bound once to one of them."""
+    if type(expr) is cst.Name:
+        expr = context.assigned_value(expr) or expr
+    if type(expr) is cst.Integer:
+        try:
+            return int(expr.value, 0)
+        except ValueError:  # ``010``: Python 2's octal
+            return None
+    if type(expr) is cst.Call and is_builtin(context, expr.func, "len") and len(expr.args) == 1 \
+            and not expr.args[0].star and expr.args[0].keyword is None:
+        argument = expr.args[0].value
+        return literal_count(context, argument) if type(argument) in (cst.Name, cst.List, cst.Tuple) else None
+    return None
 
 
 def is_python_int(context, expr: cst.BaseExpression) -> bool:
