@@ -6,8 +6,8 @@
     python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-18 together, each with its own sample
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
 
-``--units round5`` (or ``round6`` ... ``round21``) restricts any of them to the units added in that
-round (``corpus_units.ROUND5`` ... ``ROUND21``), with its own findings file and review directory; the
+``--units round5`` (or ``round6`` ... ``round22``) restricts any of them to the units added in that
+round (``corpus_units.ROUND5`` ... ``ROUND22``), with its own findings file and review directory; the
 default, ``all``, is every unit.
 
 A review item is one rule's findings on one line of one file, at the default minimum severity
@@ -82,7 +82,8 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 ALTERED = {"TFE102": {"round5", "round6", "round7", "round8", "round9", "round11", "round12", "round13",
                       "round14", "round15", "round16", "round17", "round18"},
            "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18"},
-           "TFE402": {"round7", "round12"}, "TFE404": {"round8", "round11", "round12", "round15", "round16"},
+           "TFE402": {"round7", "round12"}, "TFE403": {"round20", "round21"},
+           "TFE404": {"round8", "round11", "round12", "round15", "round16"},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round20", "round21"},
            "TFE602": {"round7", "round17", "round20"}, "TFE702": {"round10"}}
 

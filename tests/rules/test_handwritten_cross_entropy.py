@@ -60,6 +60,9 @@ def test_a_guarded_entropy_is_info(source, severity):
     "import tensorflow as tf\nloss = -tf.reduce_sum(y * tf.math.log(tf.nn.relu(z) + 1.0), -1)\n",
     "import tensorflow as tf\nloss = -tf.reduce_max(y * tf.math.log(tf.nn.softmax(z)), -1)\n",  # TFE402 only
     "import numpy as np\nloss = -np.sum(y * np.log(p))\n",
+    # a demo on constant logits at most 15 apart: no probability can underflow
+    "import tensorflow as tf\nz = tf.constant([[1.0, 2.0, 3.0]])\np = tf.nn.softmax(z)\n"
+    "loss = -tf.reduce_sum(y * tf.math.log(p), -1)\n",
 ])
 def test_near_misses(source):
     assert [f for f in findings(source, TFE403) if f[2] == "TFE403"] == []

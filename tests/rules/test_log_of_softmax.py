@@ -84,9 +84,18 @@ def test_a_guarded_log_is_info(source, severity):
     "import tensorflow as tf\ndef softmax(x):\n    return x\ny = tf.math.log(softmax(x))\n",
     # the log factor of a cross-entropy is TFE403's
     "import tensorflow as tf\ny = -tf.reduce_sum(labels * tf.math.log(tf.nn.softmax(x)), -1)\n",
+    # logits written out as numbers at most 15 apart (a demo on constants): nothing underflows
+    "import tensorflow as tf\nz = tf.constant([[1.0, 2.0, 3.0], [-2, 0, 12.5]])\ny = tf.math.log(tf.nn.softmax(z))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.nn.softmax([0.5, 1.5]))\n",
 ])
 def test_near_misses(source):
     assert findings(source, TFE402) == []
+
+
+@pytest.mark.parametrize("logits", ["tf.constant([0.0, 100.0])", "tf.constant([1.0, 2.0]) * w", "[1.0, x]"])
+def test_constant_logits_far_apart_or_not_all_numbers_are_reported(logits):
+    source = f"import tensorflow as tf\ny = tf.math.log(tf.nn.softmax({logits}))\n"
+    assert findings(source, TFE402) == [(2, 5, "TFE402")]
 
 
 def test_fixture_log_of_softmax_is_minus_inf_with_nan_gradients(tf):

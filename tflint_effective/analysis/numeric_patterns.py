@@ -15,6 +15,7 @@ from .keras_models import keras_path
 from .names import Assigned, Import
 from .tf_api import (ACTIVATED_LAYER_CLASSES, ACTIVATED_LAYER_FUNCTIONS, KERAS_ACTIVATIONS, LOG,
                      REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, with_math)
+from .static_shapes import literal_numbers
 from .syntax import call_arg, code_children, has_star_args
 
 # A shift computed from these makes ``exp(x - shift)`` stable (at most ``exp(0)`` for the largest x).
@@ -29,6 +30,8 @@ ELEMENTWISE = with_math("log", "exp", "sqrt", "rsqrt", "square", "abs", "log1p",
                         "negative", "reciprocal", "sign", "softplus", "log_sigmoid") | {
     "nn.relu", "nn.relu6", "nn.elu", "nn.selu", "nn.softplus", "nn.sigmoid", "nn.tanh", "stop_gradient",
     "identity", "cast", "dtypes.cast", "math.log_softmax", "nn.log_softmax", "nn.softmax", "math.softmax"}
+CONSTANTS = {"constant", "convert_to_tensor"}
+SAFE_SPREAD = 15.0  # logits this close: every softmax probability is above exp(-15), even in float16
 # Parts of TensorFlow paths whose ops give a new value on every call.
 NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "categorical")
 
@@ -302,8 +305,18 @@ def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]
     for candidate, guarded in unguarded(context, argument) if argument is not None else ():
         softmax = computes(context, candidate, SOFTMAX)
         if softmax is not None:
-            return softmax, guarded
+            return None if softmax.exact and _close_constants(context, softmax.call) else (softmax, guarded)
     return None
+
+
+def _close_constants(context, softmax: cst.Call) -> bool:
+    """Logits written out as numbers at most ``SAFE_SPREAD`` apart (a demo on constants): no
+    probability can underflow."""
+    logits = operand(softmax)
+    constant = produced_by(context, logits, CONSTANTS) if logits is not None else None
+    value = operand(constant.call) if constant is not None else through_name(context, logits)[0]
+    numbers = literal_numbers(value) if value is not None else None
+    return bool(numbers) and max(numbers) - min(numbers) <= SAFE_SPREAD
 
 
 def log_softmax_fix(context, log: cst.Call) -> Optional[cst.Call]:

@@ -6,7 +6,7 @@ through a name bound exactly once; None when any dimension is unknown.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
@@ -74,6 +74,27 @@ def literal_shape(value: cst.BaseExpression) -> Optional[Tuple[int, ...]]:
     if inner[0] is None or any(shape != inner[0] for shape in inner):
         return None
     return (len(inner), *inner[0])
+
+
+def literal_numbers(value: cst.BaseExpression) -> Optional[List[float]]:
+    """The numbers of a number or a nested list or tuple literal of numbers."""
+    negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+    number = value.expression if negative else value
+    if isinstance(number, (cst.Integer, cst.Float)):
+        try:
+            magnitude = float(int(number.value, 0) if isinstance(number, cst.Integer) else number.value)
+        except ValueError:  # ``010``: Python 2's octal
+            return None
+        return [-magnitude if negative else magnitude]
+    if not isinstance(value, (cst.List, cst.Tuple)) or not value.elements:
+        return None
+    numbers = []
+    for element in value.elements:
+        inner = literal_numbers(element.value) if not isinstance(element, cst.StarredElement) else None
+        if inner is None:
+            return None
+        numbers.extend(inner)
+    return numbers
 
 
 def _broadcast(a: Optional[Tuple[int, ...]], b: Optional[Tuple[int, ...]]) -> Optional[Tuple[int, ...]]:

@@ -24,6 +24,9 @@ Severity: error; info for a guarded entropy (``reduce_sum(p * log(p + eps))``, t
 same name on both sides): where the floor bites, ``p`` is near zero and so is the
 term, and the gradient stays finite.
 
+As for TFE402, a softmax of logits written out as numbers at most 15 apart is not
+reported.
+
 Known problems: the product must be the reduction's direct argument; a product
 bound to a name first (``ce = labels * log(p)``) is reported by TFE402 on the
 log instead, and ``p`` must be a softmax: computed by TensorFlow, the output of a layer with a
