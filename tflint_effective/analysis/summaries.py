@@ -62,23 +62,17 @@ class Summaries:
 
     def kept_default(self, function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
         """The default of the parameter ``name`` when the module calls ``function`` (undecorated),
-        only calls it, every call of that name is of it, and each leaves the parameter to the
-        default or passes the same value (no ``*args`` / ``**kwargs``)."""
+        only calls it, every call of that name is of it, none with ``*args`` / ``**kwargs``, and
+        each leaves the parameter to the default or passes the same value."""
         scope, param = self.table.scopes.get(function), _parameter(function, name)
-        if scope is None or param is None or param.default is None or function.decorators:
+        sites = self._call_sites(function) if scope and param and param.default and not function.decorators else None
+        if not sites or len(sites) != len(self._calls[function.name.value]) or any(
+                arg.star for call, _ in sites for arg in call.args):
             return None
-        sites = self._call_sites(function)
-        if not sites or len(sites) != len(self._calls[function.name.value]):
-            return None  # not called, or some call of that name may be of another function
         names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
         position = names.index(name) - scope.parent.is_class if name in names else len(names)  # keyword-only: none
-        for call, _ in sites:
-            if any(arg.star for arg in call.args):
-                return None
-            passed = _argument(call, position, name)
-            if passed is not None and not passed.deep_equals(param.default):
-                return None
-        return param.default
+        passed = (_argument(call, position, name) for call, _ in sites)
+        return None if any(p is not None and not p.deep_equals(param.default) for p in passed) else param.default
 
     def instance_attribute_kind(self, name: str, attr: str, scope: Scope) -> Optional[str]:
         """The kind of ``name.attr`` when ``name`` is an instance of a class of the module."""
