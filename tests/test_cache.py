@@ -1,6 +1,7 @@
 """The cache of check results: keyed by the bytes linted, path-independent, validated, pruned."""
 import json
 import os
+import signal
 import time
 
 import pytest
@@ -124,6 +125,23 @@ def test_an_interrupted_write_leaves_no_entry_and_no_temporary_file(tree, capsys
     assert cli.main(["check", "-q", "-j1", "--isolated", "m.py"]) == 130
     assert capsys.readouterr().err == "tflint-effective: interrupted\n"
     assert [p.name for p in (tree / "cache").rglob("*") if p.is_file() and p.suffix in (".json", ".tmp")] == []
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_ctrl_c_during_a_write_waits_for_the_whole_entry(tree, capsys, monkeypatch):
+    made = cache.tempfile.mkstemp
+
+    def ctrl_c_now(*args, **kwargs):  # the temporary file exists: the worst moment
+        found = made(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+        return found
+
+    monkeypatch.setattr(cache.tempfile, "mkstemp", ctrl_c_now)
+    assert cli.main(["check", "-q", "-j1", "--isolated", "m.py"]) == 130
+    assert capsys.readouterr().err == "tflint-effective: interrupted\n"
+    assert list((tree / "cache").rglob("*.tmp")) == []
+    [entry] = entries(tree / "cache")
+    assert json.loads(entry.read_text())["findings"]
 
 
 def _entry(root, name, size, age_days, now):

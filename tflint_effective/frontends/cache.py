@@ -34,8 +34,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import List, Optional, Tuple
@@ -165,21 +167,22 @@ class Cache:
             return
         entry.update(format=FORMAT, key=key)
         target = self._path(key)
-        try:
-            self._prepare()
-            target.parent.mkdir(exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
-        except OSError:
-            return
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(entry, stream, ensure_ascii=False)
-            os.replace(temp, target)
-        except BaseException as error:  # an interrupted run leaves no partial entry
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            if not isinstance(error, Exception):
-                raise
+        with _ctrl_c_deferred():  # an interrupted run leaves no partial entry, nor its temporary file
+            try:
+                self._prepare()
+                target.parent.mkdir(exist_ok=True)
+                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+            except OSError:
+                return
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                    json.dump(entry, stream, ensure_ascii=False)
+                os.replace(temp, target)
+            except BaseException as error:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                if not isinstance(error, Exception):
+                    raise
 
     def _prepare(self) -> None:
         """Create this version's directory; the first time, remove unused old versions."""
@@ -285,3 +288,17 @@ def clean(base: Optional[Path] = None) -> Tuple[int, int]:
     with contextlib.suppress(OSError):
         base.rmdir()  # only when nothing else is in it
     return count, size
+
+
+@contextlib.contextmanager
+def _ctrl_c_deferred():
+    """SIGINT held back (on POSIX, in the main thread) until the block is done: Ctrl-C then
+    interrupts right after it, a few milliseconds late."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
