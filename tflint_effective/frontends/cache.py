@@ -292,13 +292,16 @@ def clean(base: Optional[Path] = None) -> Tuple[int, int]:
 
 @contextlib.contextmanager
 def _ctrl_c_deferred():
-    """SIGINT held back (on POSIX, in the main thread) until the block is done: Ctrl-C then
-    interrupts right after it, a few milliseconds late."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+    """Ctrl-C held back (when called in the main thread, where Python handles signals) until
+    the block is done, then delivered: it interrupts right after it, a few milliseconds late."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    caught = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
