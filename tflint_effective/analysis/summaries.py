@@ -69,8 +69,7 @@ class Summaries:
         if not sites or len(sites) != len(self._calls[function.name.value]) or any(
                 arg.star for call, _ in sites for arg in call.args):
             return None
-        names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-        position = names.index(name) - scope.parent.is_class if name in names else len(names)  # keyword-only: none
+        position = _position(function, scope, name)
         passed = (_argument(call, position, name) for call, _ in sites)
         return None if any(p is not None and not p.deep_equals(param.default) for p in passed) else param.default
 
@@ -155,13 +154,8 @@ class Summaries:
         nested = isinstance(scope.parent.node, (cst.FunctionDef, cst.Lambda))
         if not (private or nested) or function.decorators:
             return None
-        params = [*function.params.posonly_params, *function.params.params]
-        method = scope.parent.is_class
-        names = [p.name.value for p in params]
-        if name not in names or (method and names.index(name) == 0):
-            return None
-        position = names.index(name) - (1 if method else 0)
-        sites = self._call_sites(function)
+        position = _position(function, scope, name)
+        sites = self._call_sites(function) if position is not None else None
         if not sites:
             return None
         kinds = set()
@@ -282,19 +276,25 @@ class Summaries:
 
 
 def _parameter(function: cst.FunctionDef, name: str) -> Optional[cst.Param]:
-    params = function.params
-    return next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name),
-                None)
+    return next((p for p in (*function.params.posonly_params, *function.params.params,
+                             *function.params.kwonly_params) if p.name.value == name), None)
 
 
-def _argument(call: cst.Call, position: int, name: str) -> Optional[cst.BaseExpression]:
+def _position(function: cst.FunctionDef, scope: Scope, name: str) -> Optional[int]:
+    """Where calls pass ``name`` by position; None if they cannot (keyword-only, a method's ``self``)."""
+    names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    names = names[1:] if scope.parent.is_class else names  # calls of a method pass no ``self``
+    return names.index(name) if name in names else None
+
+
+def _argument(call: cst.Call, position: Optional[int], name: str) -> Optional[cst.BaseExpression]:
     if any(arg.star for arg in call.args):
         return None
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == name:
             return arg.value
     positional = [arg for arg in call.args if arg.keyword is None]
-    return positional[position].value if position < len(positional) else None
+    return positional[position].value if position is not None and position < len(positional) else None
 
 
 def _returns(body):
