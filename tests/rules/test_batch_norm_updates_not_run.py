@@ -10,6 +10,13 @@ TRAIN = "train_op = tf.train.AdamOptimizer(0.1).minimize(loss)\n"
 INFER = "e = tf.layers.batch_normalization(x, training=False, name='bn', reuse=True)\n"  # reads the moving statistics
 
 
+# a model object whose ``__call__`` carries the flag, called through the attribute holding it
+CALLABLE = (V1 + "class Generator:\n    def __call__(self, z, is_training=False):\n"
+            "        return tf.layers.batch_normalization(z, training=is_training)\n"
+            "class GAN:\n    def __init__(self):\n        self.gen = Generator()\n"
+            "    def build(self):\n        self.fake = self.gen(z, is_training=True)\n")
+
+
 def lint(source):
     return findings(source, select=["TFE602"])
 
@@ -39,6 +46,15 @@ def lint(source):
         "gan = GAN()\ng = gan.net(x)\n", "        self.g = self.net(*xs)\n")],
     (V1 + "def net(x, is_training=True):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
      + TRAIN + "saver = tf.train.Saver()\n", [(3, 12, "TFE602")]),
+    # an instance's calls that give ``__call__``'s flag different values, or that may not all be seen
+    *[(CALLABLE + more + TRAIN + "saver = tf.train.Saver()\n", [(4, 16, "TFE602")]) for more in (
+        "        self.sample = self.gen(z, False)\n", "        run(self.gen)\n",
+        "        self.gen = Discriminator()\n", "other = Generator()\nother(z)\n",
+        "class Big(Generator):\n    pass\n", "fake = Generator()(z, True)\n")],
+    # calls that give a parameter without a default different values (or one call passes nothing)
+    *[(V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
+       + calls + TRAIN + "saver = tf.train.Saver()\n", [(3, 12, "TFE602")])
+      for calls in ("h = net(x, True)\ng = net(h, False)\n", "h = net(x, True)\ng = net(h)\n")],
     # beside a flexible flag, a norm that always trains is reported only if some norm certainly infers
     (V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
           "d = tf.layers.batch_normalization(x, training=True)\ne = tf.contrib.layers.batch_norm(d)\n" + TRAIN
@@ -77,6 +93,13 @@ def test_findings(source, expected):
       for calls in ("        self.g = self.net(x, True)\n", "        self.g = self.net(x, is_training=True)\n")],
     V1 + "def net(x, *, is_training=True):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
     + "h = net(x)\n" + TRAIN + "saver = tf.train.Saver()\n",
+    # every call of an instance gives ``__call__``'s flag True
+    CALLABLE + "        self.sample = self.gen(z, True)\n" + TRAIN + "saver = tf.train.Saver()\n",
+    CALLABLE + "gan = GAN()\nfake = gan.gen(z, is_training=True)\nv = gan.gen.variables\n" + TRAIN
+    + "saver = tf.train.Saver()\n",
+    # a parameter without a default to which every call gives True
+    V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
+    + "h = net(x, True)\ng = net(h, is_training=True)\n" + TRAIN + "saver = tf.train.Saver()\n",
     # nothing shows inference: a parameter flag, a placeholder fed only True, False for other keywords
     V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN
     + "flag = tf.placeholder(tf.bool)\nh = net(x, flag)\nsess.run(train_op, {x: batch, flag: True})\n"

@@ -119,13 +119,13 @@ class Context:
             return bindings[0].value
         return None
 
-    def kept_default(self, name: cst.Name) -> Optional[cst.BaseExpression]:
-        """The default of ``name``, a parameter of the function here (or around it), when every call
-        of that function in the module leaves it to the default or passes the same value."""
+    def agreed_argument(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The value of ``name``, a parameter of the function here (or around it), when every call
+        of that function in the module gives it the same value (passed, or left to the default)."""
         owner = self._resolver.owner(name.value, self.scope)
         if owner is None or type(owner.node) is not cst.FunctionDef or len(owner.bindings[name.value]) != 1:
             return None  # not a parameter, or rebound in the body
-        return self.semantics.summaries.kept_default(owner.node, name.value)
+        return self.semantics.summaries.agreed_argument(owner.node, name.value)
 
     def attribute_value(self, node: cst.Attribute) -> Optional[Tuple[cst.BaseExpression, Scope]]:
         """The one value ``self.attr`` (in a method) or ``obj.attr`` (``obj`` bound once to an

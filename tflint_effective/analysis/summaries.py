@@ -11,6 +11,7 @@
   module (``model = Model(...)``), no class-level name ``attr`` exists and nothing else in
   the module assigns an attribute named ``attr``.  ``attribute_value`` gives the one value
   such an attribute holds, when the class assigns it exactly once.
+- ``agreed_argument`` gives the value every call of a function gives one of its parameters.
 Every answer is computed on first use, flow-insensitively, with the kinds of the module's
 values; a question that depends on itself (recursion) is unknown, and unknown is never a
 tensor.  Call sites are collected by one walk of the module, only when a question needs them.
@@ -21,6 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from .assignments import attribute_targets, instance_uses, self_assignments
 from .docstrings import documented_tensor, imports_other_tensors
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Scope
 from .syntax import code_children, is_none
@@ -40,7 +42,6 @@ class Summaries:
         self._busy: set = set()
         self._answers: Dict[tuple, Optional[str]] = {}
 
-    # -- the three questions -----------------------------------------------------------
     def parameter_kind(self, function: cst.FunctionDef, name: str) -> Optional[str]:
         return self._memo(("param", id(function), name), lambda: self._parameter_kind(function, name))
 
@@ -60,18 +61,39 @@ class Summaries:
                 return self._defined(func.attr.value, self.table.scopes[cls], own_scope=True)
         return None
 
-    def kept_default(self, function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
-        """The default of the parameter ``name`` when the module calls ``function`` (undecorated),
-        only calls it, every call of that name is of it, none with ``*args`` / ``**kwargs``, and
-        each leaves the parameter to the default or passes the same value."""
+    def agreed_argument(self, function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+        """The value every call of ``function`` (undecorated) gives the parameter ``name``, passed or
+        left to its default, when the module only calls it, every call of that name is of it and
+        none passes ``*args`` / ``**kwargs``."""
         scope, param = self.table.scopes.get(function), _parameter(function, name)
-        sites = self._call_sites(function) if scope and param and param.default and not function.decorators else None
-        if not sites or len(sites) != len(self._calls[function.name.value]) or any(
-                arg.star for call, _ in sites for arg in call.args):
+        calls = self._every_call(function, scope) if scope and param and not function.decorators else None
+        if not calls or any(arg.star for call in calls for arg in call.args):
             return None
         position = _position(function, scope, name)
-        passed = (_argument(call, position, name) for call, _ in sites)
-        return None if any(p is not None and not p.deep_equals(param.default) for p in passed) else param.default
+        first, *rest = (_argument(call, position, name) or param.default for call in calls)
+        return first if first is not None and all(v is not None and v.deep_equals(first) for v in rest) else None
+
+    def _every_call(self, function: cst.FunctionDef, scope: Scope) -> Optional[List[cst.Call]]:
+        """Every call of ``function`` in the module, if the module uses it only by calling it: by
+        name (or through ``self``), or, for ``__call__``, through the names and attributes that
+        hold the class's instances when these are only called or have attributes read."""
+        if function.name.value != "__call__" or not scope.parent.is_class:
+            sites = self._call_sites(function)
+            return [call for call, _ in sites] if sites and len(sites) == len(self._calls[function.name.value]) else None
+        uses = self._memo(("instance uses",), lambda: instance_uses(self.module))
+        cls = scope.parent.node.name.value
+        holders = uses.holders.get(cls, ())
+        if not holders or uses.names[cls] != len(holders) + 1 or ("name", "self") in uses.calls:
+            return None  # an instance made and not bound, the class used some other way, ``self(...)``
+        calls = []
+        for holder in set(holders):
+            called, bound = uses.calls.get(holder, ()), holders.count(holder)
+            held_too = sum(held.count(holder) for held in uses.holders.values()) - bound  # another class's
+            used = (uses.names if holder[0] == "name" else uses.attrs)[holder[1]]
+            if held_too or used != bound + len(called) + uses.dotted[holder]:
+                return None  # the holder is passed on, or holds something else too
+            calls += called
+        return calls
 
     def instance_attribute_kind(self, name: str, attr: str, scope: Scope) -> Optional[str]:
         """The kind of ``name.attr`` when ``name`` is an instance of a class of the module."""
@@ -89,7 +111,7 @@ class Summaries:
         cls = self.class_of_self(node.value.value, scope) or self.class_of_instance(node.value.value, scope)
         if cls is None or not self._only_assigned_in(cls, attr):
             return None
-        values = self._memo(("attrs", id(cls)), lambda: _self_assignments(cls)).get(attr, ())
+        values = self._memo(("attrs", id(cls)), lambda: self_assignments(cls)).get(attr, ())
         if len(values) != 1 or values[0][0] is None:
             return None
         value, method = values[0]
@@ -125,8 +147,8 @@ class Summaries:
         of ``cls``'s methods, and the class body binds no name ``attr`` (a property, a default)."""
         if attr in self.table.scopes[cls].bindings:
             return False
-        counts = self._memo(("attribute targets",), lambda: _attribute_targets(self.module))
-        ours = self._memo(("attrs", id(cls)), lambda: _self_assignments(cls)).get(attr, ())
+        counts = self._memo(("attribute targets",), lambda: attribute_targets(self.module))
+        ours = self._memo(("attrs", id(cls)), lambda: self_assignments(cls)).get(attr, ())
         return counts.get(attr, 0) == len(ours)
 
     # -- answers ---------------------------------------------------------------------------
@@ -177,7 +199,7 @@ class Summaries:
         return kinds.pop() if len(kinds) == 1 else None
 
     def _attribute_kind(self, cls: cst.ClassDef, attr: str) -> Optional[str]:
-        assigned = self._memo(("attrs", id(cls)), lambda: _self_assignments(cls))
+        assigned = self._memo(("attrs", id(cls)), lambda: self_assignments(cls))
         values = assigned.get(attr, ())
         if not values or any(value is None for value, _ in values):
             return None
@@ -313,88 +335,3 @@ def _returns(body):
             yield None
             return
         stack.extend(code_children(node))
-
-
-def _self_assignments(cls: cst.ClassDef) -> Dict[str, List[tuple]]:
-    """attr -> [(value or None when not a plain assignment, method)] for every ``self.attr = ...``
-    in the class's methods; statements only (no expression can assign an attribute)."""
-    found: Dict[str, List[tuple]] = {}
-    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
-    for method in (stmt for stmt in body if isinstance(stmt, cst.FunctionDef)):
-        params = [*method.params.posonly_params, *method.params.params]
-        if not params:
-            continue
-        self_name = params[0].name.value
-        for small in _small_statements(method.body):
-            if isinstance(small, cst.Assign):
-                targets, plain = [t.target for t in small.targets], len(small.targets) == 1
-            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                targets, plain = [small.target], isinstance(small, cst.AnnAssign) and small.value is not None
-            else:
-                continue
-            for target in targets:
-                elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
-                for element in [target, *elements]:
-                    if (isinstance(element, cst.Attribute) and isinstance(element.value, cst.Name)
-                            and element.value.value == self_name):
-                        value = small.value if plain and element is target else None
-                        found.setdefault(element.attr.value, []).append((value, method))
-    return found
-
-
-def _attribute_targets(module: cst.Module) -> Dict[str, int]:
-    """attr -> how many statements of the module (functions and classes included) assign an
-    attribute of that name (``x.attr = ...``, ``x.attr += ...``, ``for x.attr in``, ``with ... as x.attr``)."""
-    counts: Dict[str, int] = {}
-    stack: List[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        targets: List[cst.BaseExpression] = []
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            for small in node.body:
-                if isinstance(small, cst.Assign):
-                    targets += [t.target for t in small.targets]
-                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                    targets.append(small.target)
-        elif isinstance(node, (cst.Module, cst.IndentedBlock)):
-            stack.extend(node.body)
-        elif isinstance(node, cst.BaseCompoundStatement):
-            if isinstance(node, (cst.For, cst.With)):
-                targets += [node.target] if isinstance(node, cst.For) else [
-                    item.asname.name for item in node.items if item.asname is not None]
-            stack.extend(_blocks(node) if not isinstance(node, (cst.FunctionDef, cst.ClassDef)) else [node.body])
-        while targets:
-            target = targets.pop()
-            if isinstance(target, (cst.Tuple, cst.List)):
-                targets += [e.value for e in target.elements]
-            elif isinstance(target, cst.StarredElement):
-                targets.append(target.value)
-            elif isinstance(target, cst.Attribute):
-                counts[target.attr.value] = counts.get(target.attr.value, 0) + 1
-    return counts
-
-
-def _small_statements(block):
-    """The simple statements of a block and of the blocks nested in it (not nested functions)."""
-    stack = [block]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-            yield from node.body
-        elif isinstance(node, cst.BaseSuite):
-            stack.extend(node.body if isinstance(node, cst.IndentedBlock) else [node])
-        elif isinstance(node, cst.BaseCompoundStatement) and not isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            stack.extend(_blocks(node))
-
-
-def _blocks(statement):
-    for name in ("body", "orelse", "finalbody"):
-        part = getattr(statement, name, None)
-        if isinstance(part, (cst.BaseSuite, cst.If)):
-            yield part  # an ``elif`` is an If
-        elif part is not None:
-            yield part.body  # else, finally
-    for handler in getattr(statement, "handlers", ()):
-        yield handler.body
-    for case in getattr(statement, "cases", ()):
-        yield case.body

@@ -44,9 +44,10 @@ parameter, a placeholder) counts as inference only where the module shows one
 now or later: False passed or fed for a training flag (``net(x,
 is_training=False)``, ``{is_training: False}``), a ``placeholder_with_default``
 flag, estimator ``ModeKeys``, or a ``Saver`` / SavedModel export; a flag only
-ever fed True trains in every run, and so does a parameter defaulting to True that no
-call of its function in the module sets otherwise (``def net(x, is_training=True)``
-called as ``net(x)``: a Saver alone does not make it infer).  Layer objects
+ever fed True trains in every run, and so does a parameter to which every call of its
+function in the module gives True (``net(x, True)``, or ``net(x)`` of ``def net(x,
+is_training=True)``; a model object's ``__call__`` counts the calls of the names and
+attributes holding its instances, ``self.gen(z, True)``: a Saver alone does not make it infer).  Layer objects
 (``tf.layers.BatchNormalization``) and Keras layers are not seen.
 """
 import re
@@ -200,7 +201,7 @@ class BatchNormUpdatesNotRun(Rule):
 
     def _true(self, value) -> bool:
         if isinstance(value, cst.Name) and value.value != "True":
-            value = self.context.assigned_value(value) or self.context.kept_default(value) or value
+            value = self.context.assigned_value(value) or self.context.agreed_argument(value) or value
         return type(value) is cst.Name and value.value == "True" or type(value) is cst.Integer and value.value == "1"
 
     def _mentions(self, text: str) -> None:
