@@ -6,7 +6,7 @@
     python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-18 together, each with its own sample
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
 
-``--units round5`` (or ``round6`` ... ``round23``) restricts any of them to the units added in that
+``--units round5`` (or ``round6`` ... ``round24``) restricts any of them to the units added in that
 round (``corpus_units.ROUND5`` ... ``ROUND23``), with its own findings file and review directory; the
 default, ``all``, is every unit.
 
@@ -87,7 +87,7 @@ ALTERED = {"TFE102": {"round5", "round6", "round7", "round8", "round9", "round11
            "TFE402": {"round7", "round12"}, "TFE403": {"round11", "round19", "round20", "round21", "round22"},
            "TFE404": {"round8", "round11", "round12", "round15", "round16"},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round20", "round21"},
-           "TFE602": {"round7", "round17", "round20"}, "TFE702": {"round10"}}
+           "TFE602": {"round7", "round17", "round20", "round23"}, "TFE702": {"round10"}}
 
 
 def _unit_dir(root: Path, name: str) -> Path:
