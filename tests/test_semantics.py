@@ -57,6 +57,12 @@ MODE_CASES = [
     (V1 + "def step():\n    if not tf.executing_eagerly():\n        log('graph')\n    probe(1)\n", ["G"]),
     (TF + "if not tf.executing_eagerly():\n    raise ImportError('TF2 only')\n"
           "x = tf.compat.v1.placeholder(tf.float32)\nprobe(1)\n", ["E"]),
+    # TF1 eager execution runs TF 1.x-only names too (layers, optimizers), but not sessions and placeholders
+    (TF + "tf.enable_v2_behavior()\ndef train():\n    opt = tf.train.AdamOptimizer(0.1)\n    probe(opt)\n"
+          "def build():\n    y = tf.layers.dense(x, 3)\n    probe(y)\n", ["E", "E"]),
+    (TF + "def train():\n    opt = tf.train.AdamOptimizer(0.1)\n    probe(opt)\n"
+          "if __name__ == '__main__':\n    tf.enable_eager_execution()\n    train()\n", ["E"]),
+    (TF + "def train():\n    opt = tf.train.AdamOptimizer(0.1)\n    probe(opt)\n", ["G"]),
     (TF + "tf.compat.v1.enable_eager_execution()\nclass Model:\n"
           "    def __init__(self):\n        self.x = tf.placeholder(tf.float32)\n"
           "    def loss(self):\n        probe(self.x)\ndef other():\n    probe(1)\n", ["G", "E"]),

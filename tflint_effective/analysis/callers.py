@@ -13,7 +13,7 @@ from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
-from .modes import EAGER, GRAPH
+from .modes import EAGER, GRAPH, TF1_NAME
 
 
 class CallerModes:
@@ -51,7 +51,7 @@ class CallerModes:
         scope = self.context.scope_of(function)
         if (scope is None or scope.parent is None or scope.parent.is_class or function.decorators
                 or function.asynchronous is not None or name in self.used_names
-                or self.signals.get(function, set()) & {GRAPH, EAGER}
+                or self.signals.get(function, set()) & {GRAPH, TF1_NAME, EAGER}
                 or len(scope.parent.bindings.get(name, ())) != 1):
             return None
         if self._exports is None:

@@ -46,6 +46,9 @@ from .tf_api import (DATASET_TRACERS, EAGER_SIGNALS, FUNCTION_WRAPPERS, GRAPH_AP
                      tf_name)
 
 GRAPH, EAGER, TF2 = "graph", "eager", "tf2"  # signals a scope can show
+# A TF 1.x-only name that TF1 eager execution runs too (``tf.layers``, ``tf.train.*Optimizer``):
+# graph mode unless the module enables eager execution.
+TF1_NAME = "tf1 name"
 
 
 def _is_graph_signal(name: TFName) -> bool:
@@ -157,9 +160,10 @@ class Modes:
 
     def _signalled(self, node: Optional[cst.CSTNode]) -> Optional[str]:
         found = self.signals.get(node, ())
-        if GRAPH in found and EAGER not in found:
+        graph = GRAPH in found or TF1_NAME in found and not self.eager_signal
+        if graph and EAGER not in found:
             return "G"
-        if EAGER in found and GRAPH not in found:
+        if EAGER in found and not graph:
             return "E"
         return None
 
@@ -191,7 +195,7 @@ class Modes:
             # API through ``compat.v1`` in TF2 code is kept for compatibility: its function only.
             tf1 = name.compat is None or name.path in MODULE_WIDE_GRAPH
             self.tf1_api = self.tf1_api or name.compat is None
-            if self._note(GRAPH, spread=tf1) or tf1:
+            if self._note(GRAPH if name.path in GRAPH_APIS else TF1_NAME, spread=tf1) or tf1:
                 self.graph_signal = True
         elif name.path in TAPES:
             self._note(EAGER)
