@@ -1558,6 +1558,71 @@ UNITS = [
          "3a80a218bb9e94e7f8dd40bdd9b3633308cae1b9", "tf2", "no"),
     Unit("tam17aki+multiplicative-lstm-tensorflow", "github", "tam17aki/multiplicative-lstm-tensorflow",
          "57b9bb87fddae44a1883dbfd7047b47d53e54348", "tf1", "no"),
+    # --- added in round 25 (fresh held-out TF1 code for TFE602/TFE402/TFE102) ---
+    Unit("oyvindhg+FrozenLake", "github", "oyvindhg/FrozenLake",
+         "0b78c3fc6e3cb4a0c61bac5a114ae142224c057f", "tf1", "no"),
+    Unit("Micro-Masters+AI", "github", "Micro-Masters/AI",
+         "0696efd4114d5a7a5d659c9ab77dff6feb3abdd9", "tf1", "no"),
+    Unit("ppyht2+tf-a2c", "github", "ppyht2/tf-a2c",
+         "cccf7c3a67284bb8e358f5852b08bd26dfa74111", "tf1", "no"),
+    Unit("chagmgang+how_to_deploy_tensorflow", "github", "chagmgang/how_to_deploy_tensorflow",
+         "3d17fd65e225b4845bb30e8020a8e8c82bb365a3", "tf1", "no"),
+    Unit("ecra93+deep-policy-gradient", "github", "ecra93/deep-policy-gradient",
+         "b8f64d30272e0912102fe7551b32b257260ed412", "tf1", "no"),
+    Unit("carpedm20+a3c-tensorflow", "github", "carpedm20/a3c-tensorflow",
+         "0be1962cd37775c7c74c1e691ba3d6f27bdee1dc", "tf1", "some"),
+    Unit("kkw0877+A3C-tensorflow", "github", "kkw0877/A3C-tensorflow",
+         "45debd25efeaf9c0bc461d53cd6acf70d5f65620", "tf1", "no"),
+    Unit("tmoer+a3c-Tensorflow-OpenAIGym", "github", "tmoer/a3c-Tensorflow-OpenAIGym",
+         "384833aa8df74be630136533e85239e3e8370cee", "tf1", "no"),
+    Unit("kkweon+A3C-Tensorflow", "github", "kkweon/A3C-Tensorflow",
+         "1c89bf64f81034c87ce53206b6f1f09fb5947202", "tf1", "no"),
+    Unit("jts-object+ppo-tensorflow", "github", "jts-object/ppo-tensorflow",
+         "9d1649f564797fbfebb7ff30ea6f37689ed3163a", "tf1", "no"),
+    Unit("phaphuang+pokeGAN-DCGAN-tensorflow", "github", "phaphuang/pokeGAN-DCGAN-tensorflow",
+         "70e7767d0843631c064c685cb3e2fde8c7316a4c", "tf1", "no"),
+    Unit("datavizweb+async-rl-tensorflow", "github", "datavizweb/async-rl-tensorflow",
+         "9452f5d2a16669f1d8ce09529889e83023028816", "tf1", "some"),
+    Unit("youngwoon+DnC-RL-Tensorflow", "github", "youngwoon/DnC-RL-Tensorflow",
+         "02dc2750fe301a01e3bd68b1e56fc7fd754c2f3f", "tf1", "some"),
+    Unit("carpedm20+program-synthesis-rl-tensorflow", "github", "carpedm20/program-synthesis-rl-tensorflow",
+         "2bd04374e6204838038974bc3f07cdf024420936", "tf1", "no"),
+    Unit("adsnaider+RL-TensorFlow", "github", "adsnaider/RL-TensorFlow",
+         "ce86c2ba3556af468fdb352a936cba08eefcbb63", "tf1", "no"),
+    Unit("carpedm20+text-based-game-rl-tensorflow", "github", "carpedm20/text-based-game-rl-tensorflow",
+         "102c1387c787a1ed951ccb7067e37bfe3848f793", "tf1", "no"),
+    Unit("XinJCheng+Basic-DRL-tensorflow", "github", "XinJCheng/Basic-DRL-tensorflow",
+         "05a9fd268b730e33504eb1e91b9571d06ed75982", "tf1", "no"),
+    Unit("clvrai+FeatureControlHRL-Tensorflow", "github", "clvrai/FeatureControlHRL-Tensorflow",
+         "7e611febd296bada68f44710992f9bcd284941d2", "tf1", "no"),
+    Unit("yangwei07+RL-tensorflow", "github", "yangwei07/RL-tensorflow",
+         "8ca3ebb8f7ba7ecf45c66a9e9b9a2cf487f2735e", "tf1", "no"),
+    Unit("yhyu13+neural-combinatorial-optimization-rl-tensorflow", "github", "yhyu13/neural-combinatorial-optimization-rl-tensorflow",
+         "3264119b85bd022b817bd80ce7de16ea6ccb729e", "tf1", "no"),
+    Unit("davidsonic+deeprl-tensorflow", "github", "davidsonic/deeprl-tensorflow",
+         "1c427a533d5630ffccb6064b1e5744ee99bc878d", "tf1", "no"),
+    Unit("haewngX+RL-Tensorflow", "github", "haewngX/RL-Tensorflow",
+         "375096bdc54caacebafb2db2de89032271641e5f", "tf1", "no"),
+    Unit("RuiShu+acgan-biased", "github", "RuiShu/acgan-biased",
+         "4325b8f8a074f17270308f240647204b495eaa48", "tf1", "some"),
+    Unit("Leminen+ACGAN_collections", "github", "Leminen/ACGAN_collections",
+         "918684c19fa0501c7f65e325fe8f70e53a4abadf", "tf1", "no"),
+    Unit("cjqw+human-face-generation", "github", "cjqw/human-face-generation",
+         "9f0027f4ffc62ca2227c0090ddf4cc566ae4a6a1", "tf1", "no"),
+    Unit("fjxmlzn+PacGAN", "github", "fjxmlzn/PacGAN",
+         "190853e56d6e7843c0d991dc64658cfb3311135e", "tf1", "some"),
+    Unit("jrobine+actor-critic", "github", "jrobine/actor-critic",
+         "2f72d296c0b550982b0400b6afb7a7a0dfe3f144", "tf1", "no"),
+    Unit("mine1217+acgan_anomaly_detection", "github", "mine1217/acgan_anomaly_detection",
+         "03f49312b592d1eddfdad9e43f30902ded9e355b", "tf1", "no", notebooks=True),
+    Unit("filthysocks+TRPO-TensorFlow", "github", "filthysocks/TRPO-TensorFlow",
+         "1de65ed76bdf8db603a6e1c6cd25f0de6d2d26d6", "tf1", "no"),
+    Unit("philipshurpik+reinforce-experiments", "github", "philipshurpik/reinforce-experiments",
+         "824c95b7015f70c68fc6b94fb19c3e13a075dbb0", "tf1", "no"),
+    Unit("louisquentinjoucla+anime-gan", "github", "louisquentinjoucla/anime-gan",
+         "86ed9fb4b8e5956056d462a230b6285ad840d644", "mixed", "no"),
+    Unit("AlamiMejjati+Unsupervised-Attention-guided-Image-to-Image-Translation", "github", "AlamiMejjati/Unsupervised-Attention-guided-Image-to-Image-Translation",
+         "a691e3a94b7afea982aeb8a52215bd871ae586e6", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -1566,8 +1631,8 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15, UNITS[319:336]
 # in round 16, UNITS[336:354] in round 17, UNITS[354:385] in round 18, UNITS[385:419] in round 19,
 # UNITS[419:476] in round 20, UNITS[476:536] in round 21, UNITS[536:614] in round 22, UNITS[614:714]
-# in round 23 and UNITS[714:776] in round 24; ROUND5 ... ROUND24 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round24).
+# in round 23, UNITS[714:776] in round 24 and UNITS[776:808] in round 25; ROUND5 ... ROUND25 select
+# a round's units for a measurement on them alone (heldout.py --units round5 ... round25).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -1588,3 +1653,4 @@ ROUND21 = frozenset(unit.name for unit in UNITS[476:536])
 ROUND22 = frozenset(unit.name for unit in UNITS[536:614])
 ROUND23 = frozenset(unit.name for unit in UNITS[614:714])
 ROUND24 = frozenset(unit.name for unit in UNITS[714:776])
+ROUND25 = frozenset(unit.name for unit in UNITS[776:808])
