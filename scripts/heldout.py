@@ -6,7 +6,7 @@
     python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-18 together, each with its own sample
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
 
-``--units round5`` (or ``round6`` ... ``round24``) restricts any of them to the units added in that
+``--units round5`` (or ``round6`` ... ``round25``) restricts any of them to the units added in that
 round (``corpus_units.ROUND5`` ... ``ROUND23``), with its own findings file and review directory; the
 default, ``all``, is every unit.
 
@@ -85,7 +85,7 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 # the README ("Changed after their findings had been seen").
 ALTERED = {"TFE102": {"round5", "round6", "round7", "round8", "round9", "round11", "round12", "round13",
                       "round14", "round15", "round16", "round17", "round18"},
-           "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18"},
+           "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18", "round24"},
            "TFE402": {"round7", "round12"}, "TFE403": {"round11", "round19", "round20", "round21", "round22"},
            "TFE404": {"round8", "round11", "round12", "round15", "round16"},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round20", "round21"},
