@@ -56,6 +56,14 @@ def test_old_keywords_are_a_type_error_in_tf2_and_fixed_code_runs(tf):
     assert good["row_sums"].numpy().tolist() == [[3.0], [7.0]]
 
 
+def test_tf1_moments_keep_dims_is_not_deprecated_unlike_the_reductions(tf):
+    # TensorFlow's deprecation decorator marks the docstring of what it wraps
+    assert "SOME ARGUMENTS ARE DEPRECATED: `(keep_dims)`" in tf.compat.v1.reduce_sum.__doc__
+    for moments in (tf.compat.v1.nn.moments, tf.compat.v1.nn.weighted_moments):
+        assert "deprecated" not in moments.__doc__.lower()
+        assert "keepdims: Alias" in moments.__doc__  # of keep_dims
+
+
 def test_through_compat_v1_it_works_today_so_it_is_info():
     from tflint_effective.engine.lint import lint_source
 
@@ -114,4 +122,17 @@ def test_moments_keep_dims_is_reported_without_a_fix(call, column):
     assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
         (2, column, "warning", "`keep_dims=` is deprecated (a TypeError in TF2); use `keepdims=` "
                                "(older TF 1.x releases lack it here: check yours)")]
+    assert fixed(source, ["TFE102"]) == source
+
+
+@pytest.mark.parametrize("tf1_call", ["sess = tf.Session()\n", "x = tf.placeholder(tf.float32)\n",
+                                      "with tf.variable_scope('bn'):\n    pass\n"])
+def test_moments_keep_dims_in_tf1_code_is_info(tf1_call):
+    from tflint_effective.engine.lint import lint_source
+
+    source = f"import tensorflow as tf\ndef norm(x):\n    return tf.nn.moments(x, [0], keep_dims=True)\n{tf1_call}"
+    assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
+        (3, 33, "info", "`keep_dims=` is TF 1.x's own keyword for this function (its `keepdims=` alias came "
+                        "late and nothing deprecates `keep_dims=` there); only the TF2 API rejects it, like this "
+                        "module's other TF 1.x calls")]
     assert fixed(source, ["TFE102"]) == source

@@ -28,6 +28,8 @@ def lint(source):
           "        sess.run(it.get_next())\n", [(5, 18, "TFE601")]),
     (V1 + "EPOCHS = 11\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",
      [(5, 14, "TFE601")]),  # Python 2's xrange counts as range: 11 copies are more than a few
+    (V1 + "import numpy as np\nsess = tf.Session()\nfor a in np.array(batches):\n    sess.run(tf.identity(x))\n",
+     [(5, 14, "TFE601")]),  # an array of a list it cannot count
     (V1 + "files = ['a', 'b', 'c']\nsess = tf.Session()\nfor i in range(len(files) * 4):\n"
           "    sess.run(tf.identity(x))\n", [(5, 14, "TFE601")]),  # not a literal count
     # periodic branches, nested expressions (reported once), comprehensions inside the loop
@@ -97,6 +99,7 @@ def test_findings(source, expected):
     V1 + "sess = tf.Session()\nfor a in [1, 2]:\n    for b in range(5):\n        sess.run(tf.identity(x))\n",
     V1 + "EPOCHS = 10\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",  # Python 2
     V1 + "files = ['a', 'b', 'c']\nsess = tf.Session()\nfor i in range(len(files)):\n    sess.run(tf.identity(x))\n",
+    V1 + "import numpy as np\nsess = tf.Session()\nfor a in np.array([x, x + 1]):\n    sess.run(tf.identity(x))\n",
     V1 + "prefs = [[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]\nsess = tf.Session()\nfor pref in prefs:\n"
          "    sess.run(tf.global_variables_initializer())\n",
     # a session on a fresh graph makes that graph the default: ops built under it go there

@@ -116,10 +116,13 @@ def range_arguments(context, iterable: cst.BaseExpression) -> Optional[List[cst.
 
 def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
     """How many times a ``for`` over ``iterable`` runs, when the source spells it out: a list or
-    tuple literal, or ``range`` of integer literals or of ``len`` of such a list (also through
-    names bound once to them)."""
+    tuple literal (or ``np.array`` of one), or ``range`` of integer literals or of ``len`` of such
+    a list (also through names bound once to them)."""
     if type(iterable) is cst.Name:
         iterable = context.assigned_value(iterable) or iterable
+    if type(iterable) is cst.Call and context.qualname(iterable.func) in _NUMPY_ARRAYS and iterable.args \
+            and iterable.args[0].keyword is None and not iterable.args[0].star:
+        iterable = iterable.args[0].value  # iterating an array runs over its first dimension
     if type(iterable) in (cst.List, cst.Tuple):
         elements = iterable.elements
         return None if any(type(element) is cst.StarredElement for element in elements) else len(elements)
@@ -130,6 +133,9 @@ def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
         return len(range(*bounds))
     except ValueError:  # range(0, 9, 0)
         return None
+
+
+_NUMPY_ARRAYS = {"numpy.array", "numpy.asarray"}
 
 
 def _literal_int(context, expr: cst.BaseExpression) -> Optional[int]:

@@ -15,7 +15,10 @@ x)``).  Such code targets TF 0.x, where the new names may not exist yet
 ``try`` that passes the new keyword: a deliberate fallback for old TensorFlow.
 Info too in a project whose requirements cap TensorFlow below 2 (the
 ``tensorflow-version`` key, else its requirement files: ``tensorflow>=1.10,<2``):
-there the old names work.
+there the old names work.  And info for ``tf.nn.moments`` / ``weighted_moments`` in a
+module written for TF 1.x (``tf.Session``, ``tf.placeholder``, ``tf.variable_scope``, ...
+through the root API): TF 1.x deprecates their ``keep_dims`` nowhere (``keepdims`` is a late
+alias), so only the TF2 API rejects it, as it rejects the module's other TF 1.x calls.
 
 Fix safety: safe.  Only the keyword is renamed; the value, the other
 arguments, comments and formatting are kept.  No fix is offered when the call
@@ -76,6 +79,9 @@ class DeprecatedReductionKeywords(Rule):
 
     OLD_TF_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this module also makes calls TF 1.0 "
                       "removed or reordered: written for TF 0.x, which may lack `{new}=`")
+    TF1_MOMENTS_MESSAGE = ("`{old}=` is TF 1.x's own keyword for this function (its `{new}=` alias came late and "
+                           "nothing deprecates `{old}=` there); only the TF2 API rejects it, like this module's other "
+                           "TF 1.x calls")
     FALLBACK_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this is the fallback of a `try` that passes "
                         "`{new}=`: kept for TensorFlow versions without it")
 
@@ -109,17 +115,22 @@ class DeprecatedReductionKeywords(Rule):
             severity = INFO if v1 else WARNING
             removed = self.removed_calls
             self.report(arg, self.OLD_TF_MESSAGE.format(old=old, new=new), severity=INFO, when=lambda: bool(removed))
+            written_for_tf1 = (lambda: False) if v1 else self.context.tf1_api_thunk()
             if new in given:
                 message, fix = message + " (the call passes both; keep one)", None
             elif name.path in LATE_KEEPDIMS:
                 message, fix = message + " (older TF 1.x releases lack it here: check yours)", None
+                self.report(arg, self.TF1_MOMENTS_MESSAGE.format(old=old, new=new), severity=INFO,
+                            when=lambda: not removed and written_for_tf1())
             elif oldest is not None and oldest < FIRST_RELEASE[new]:
                 message, fix = message + f" once the project drops TensorFlow {_dotted(oldest)}, which lacks it", None
             else:
                 fix = arg.with_changes(keyword=cst.Name(new))
             if capped and name.compat != "v1":
                 message += " (the project's requirements exclude TF2)"
-            self.report(arg, message, fix=fix, severity=severity, when=lambda: not removed)
+            late = name.path in LATE_KEEPDIMS and new not in given
+            self.report(arg, message, fix=fix, severity=severity,
+                        when=lambda: not removed and not (late and written_for_tf1()))
 
     def _in_fallback_for(self, keyword: str) -> bool:
         """In an ``except`` handler of a ``try`` whose body passes ``keyword=``."""
