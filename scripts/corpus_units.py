@@ -1708,6 +1708,77 @@ UNITS = [
          "ec9b4450fa0df9e9f6ca8fb602859a253c46f548", "tf1", "no", notebooks=True),
     Unit("curaai+simple-gan", "github", "curaai/simple-gan",
          "708f08e74c39fe4edea76d19d6b5ae2c619b9a3d", "tf1", "no"),
+    # --- added in round 27 (fresh held-out TF1 code for TFE602/TFE402/TFE404) ---
+    Unit("GeorgeNagel+tensorflow-cs231n", "github", "GeorgeNagel/tensorflow-cs231n",
+         "7b7bea68c2b35dd831919ab12eaf99859a9f1fd7", "tf1", "some"),
+    Unit("FortiLeiZhang+cs231n", "github", "FortiLeiZhang/cs231n",
+         "43867c4206797553f9247ad0861c960bf73d69c8", "tf1", "no", notebooks=True),
+    Unit("dengl11+CS231N-Project", "github", "dengl11/CS231N-Project",
+         "cb38dabc72f4d7eab849576532c37382de35ca8a", "tf1", "no", notebooks=True),
+    Unit("hsmall+CS231N-MoviePosters", "github", "hsmall/CS231N-MoviePosters",
+         "a330256a52302725b10b448032c6efd22cd1a9a7", "tf1", "no", notebooks=True),
+    Unit("s1998+Machine-Learning-Tensorflow", "github", "s1998/Machine-Learning-Tensorflow",
+         "2a892b013b62a6b66a6ad597efdf9d727a99182f", "tf1", "no"),
+    Unit("Hezi-Resheff+Oreilly-OSCON2017-Learning-TensorFlow", "github", "Hezi-Resheff/Oreilly-OSCON2017-Learning-TensorFlow",
+         "325f4cec53f894cbac1082eda8b620edbdc847b7", "tf1", "no", notebooks=True),
+    Unit("briliantnugraha+Deep-learning-tensorflow-udacity", "github", "briliantnugraha/Deep-learning-tensorflow-udacity",
+         "99dc24063af29f910080fd2b2b5825512263228f", "tf1", "no"),
+    Unit("woozoo73+tf-study", "github", "woozoo73/tf-study",
+         "b2f0720c2562ec4dd8fec00987e50dbcbbedc54c", "tf1", "some"),
+    Unit("leishu+tf-study", "github", "leishu/tf-study",
+         "cae33d8d6613df7d4d1911f9fa86a65d06ab0799", "tf1", "no"),
+    Unit("TUSSON+tf-study", "github", "TUSSON/tf-study",
+         "8623178b245cebe95f9b71dbb55d5cf8750153c6", "tf1", "no"),
+    Unit("VikramTiwari+cs20si", "github", "VikramTiwari/cs20si",
+         "5b997df3fe26e0c5dc988b248d39123a66e22f46", "tf1", "no"),
+    Unit("WangXin93+CS20SI-my-example", "github", "WangXin93/CS20SI-my-example",
+         "48c97bace839370bcd7b638d4a61f316020e9ecc", "tf1", "some", notebooks=True),
+    Unit("Carmezim+CS20SI", "github", "Carmezim/CS20SI",
+         "7e8a9386d3c532aed41780538c5f41cd8b588792", "tf1", "no"),
+    Unit("Mujadded+cs20si-Examples", "github", "Mujadded/cs20si-Examples",
+         "d470b1c8ebae6edfc2b46610f34ad929b64e98cf", "tf1", "some"),
+    Unit("linfan+cs20si-assignment-explain", "github", "linfan/cs20si-assignment-explain",
+         "7e1e04725d67a357b41bfb0f90e7391b45748bf9", "tf1", "no"),
+    Unit("pqy000+cs20si_try-", "github", "pqy000/cs20si_try-",
+         "d8fa51c250afeb38c773e8361e600b47f46870cb", "tf1", "no"),
+    Unit("gourie+training_cs20SI", "github", "gourie/training_cs20SI",
+         "9387daf133c2a151fcac61496e79ed27dcd565ba", "tf1", "no"),
+    Unit("rurouni-najeeb+Tensorflow-CS20SI", "github", "rurouni-najeeb/Tensorflow-CS20SI",
+         "b36516b943ce37c98910258f05520cbae9d6faed", "tf1", "some", notebooks=True),
+    Unit("fanfanfeng+tensorflow-cookbook", "github", "fanfanfeng/tensorflow-cookbook",
+         "5ca466caa8c89aad37cc02d8bf996536b646de92", "tf1", "no"),
+    Unit("dungkarl+Tensorflow-Cookbook", "github", "dungkarl/Tensorflow-Cookbook",
+         "e6af87d8e4e5b12c1eea80e81d676eec78c2a51d", "tf1", "no"),
+    Unit("pkxpp+tensorflow_cookbook_for_tf_1.12", "github", "pkxpp/tensorflow_cookbook_for_tf_1.12",
+         "e22ab4232b9ce118144991558588b4607e2c207f", "tf1", "no"),
+    Unit("quietcoolwu+dlnd-2017", "github", "quietcoolwu/dlnd-2017",
+         "4a0ccfd7d9b27e8315fb4c203c6e75c1cb84e525", "tf1", "some", notebooks=True),
+    Unit("pdudero+udacity-dlnd-projects", "github", "pdudero/udacity-dlnd-projects",
+         "eacad06185f282a7859fb1959f4bcf4d351f2972", "tf1", "no", notebooks=True),
+    Unit("rpicatoste+dlndf-project2-image-classification", "github", "rpicatoste/dlndf-project2-image-classification",
+         "14a53457d31b8f39155ff7306f27c7a3bc447f1d", "tf1", "no", notebooks=True),
+    Unit("mvirgo+DLND-Projects", "github", "mvirgo/DLND-Projects",
+         "08ce6d5c4aa1af416c1b6a0df9384bc86223e911", "tf1", "no", notebooks=True),
+    Unit("ajayguru2+Deep-Learning-Nanodegree", "github", "ajayguru2/Deep-Learning-Nanodegree",
+         "7e53d18f3d208feedc1c63f5fe2a8195868feb8d", "tf1", "no", notebooks=True),
+    Unit("krbnite+deep-learning-nanodegree", "github", "krbnite/deep-learning-nanodegree",
+         "ae5d4ed37f9c00bc14f0977dac74dc3427236f6b", "tf1", "no", notebooks=True),
+    Unit("zacgeis+udacity-deep-learning", "github", "zacgeis/udacity-deep-learning",
+         "2c15a8ec0599ef39df5814acd05bad9c34cbd31c", "tf1", "some", notebooks=True),
+    Unit("ivanbgd+Udacity-Deep-Learning-ND101", "github", "ivanbgd/Udacity-Deep-Learning-ND101",
+         "05f8fe15654f51e4d770af39ee0195f22a84e65c", "tf1", "no", notebooks=True),
+    Unit("riccardomarotti+udacity-deep-learning", "github", "riccardomarotti/udacity-deep-learning",
+         "036b6b4239aa0cd9e222237677a980def77e46dd", "tf1", "no", notebooks=True),
+    Unit("zergood+udacity-deep-learning-assignment-6", "github", "zergood/udacity-deep-learning-assignment-6",
+         "0c0fa26005abf10886e135dd7efd2cdf2207ec8b", "tf1", "some", notebooks=True),
+    Unit("gcoter+udacity-deep-learning", "github", "gcoter/udacity-deep-learning",
+         "e5d7bf50de260b224f3b995278438d6d5d2e7baa", "tf1", "no"),
+    Unit("Ugenteraan+Batch-Normalization-DIY", "github", "Ugenteraan/Batch-Normalization-DIY",
+         "bd904586d11ce886cce2a8381e0ea2a1f70e0667", "tf1", "no", notebooks=True),
+    Unit("Brandon-HY-Lin+deep_learning_comparision", "github", "Brandon-HY-Lin/deep_learning_comparision",
+         "8ffe2a586b80506f1a83d8160e8375c2344a7604", "tf1", "some", notebooks=True),
+    Unit("GuanglinZhou+TensorFlow-book-code-and-notes", "github", "GuanglinZhou/TensorFlow-book-code-and-notes",
+         "226ab75d4fda0e9f8a6f7fa0016041c3e3431079", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -1716,9 +1787,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15, UNITS[319:336]
 # in round 16, UNITS[336:354] in round 17, UNITS[354:385] in round 18, UNITS[385:419] in round 19,
 # UNITS[419:476] in round 20, UNITS[476:536] in round 21, UNITS[536:614] in round 22, UNITS[614:714]
-# in round 23, UNITS[714:776] in round 24, UNITS[776:808] in round 25 and UNITS[808:850] in round 26;
-# ROUND5 ... ROUND26 select a round's units for a measurement on them alone (heldout.py --units
-# round5 ... round26).
+# in round 23, UNITS[714:776] in round 24, UNITS[776:808] in round 25, UNITS[808:850] in round 26 and
+# UNITS[850:885] in round 27; ROUND5 ... ROUND27 select a round's units for a measurement on them alone
+# (heldout.py --units round5 ... round27).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -1741,3 +1812,4 @@ ROUND23 = frozenset(unit.name for unit in UNITS[614:714])
 ROUND24 = frozenset(unit.name for unit in UNITS[714:776])
 ROUND25 = frozenset(unit.name for unit in UNITS[776:808])
 ROUND26 = frozenset(unit.name for unit in UNITS[808:850])
+ROUND27 = frozenset(unit.name for unit in UNITS[850:885])
