@@ -17,6 +17,11 @@ CALLABLE = (V1 + "class Generator:\n    def __call__(self, z, is_training=False)
             "    def build(self):\n        self.fake = self.gen(z, is_training=True)\n")
 
 
+# a flag handed down: ``generate``'s parameter passed on to ``bn``'s
+CHAIN = (V1 + "def bn(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
+         "def generate(z, is_training=True):\n    return bn(z, is_training)\n")
+
+
 def lint(source):
     return findings(source, select=["TFE602"])
 
@@ -51,6 +56,10 @@ def lint(source):
         "        self.sample = self.gen(z, False)\n", "        run(self.gen)\n",
         "        self.gen = Discriminator()\n", "other = Generator()\nother(z)\n",
         "class Big(Generator):\n    pass\n", "fake = Generator()(z, True)\n")],
+    # a flag handed down from a parameter some call sets otherwise, or from two callers' own flags
+    *[(CHAIN + calls + TRAIN + "saver = tf.train.Saver()\n", [(3, 12, "TFE602")]) for calls in (
+        "g = generate(z)\nh = generate(z, False)\n",
+        "def other(z, is_training):\n    return bn(z, is_training)\n")],
     # calls that give a parameter without a default different values (or one call passes nothing)
     *[(V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
        + calls + TRAIN + "saver = tf.train.Saver()\n", [(3, 12, "TFE602")])
@@ -93,6 +102,9 @@ def test_findings(source, expected):
       for calls in ("        self.g = self.net(x, True)\n", "        self.g = self.net(x, is_training=True)\n")],
     V1 + "def net(x, *, is_training=True):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
     + "h = net(x)\n" + TRAIN + "saver = tf.train.Saver()\n",
+    # a flag handed down from a parameter to which every call gives True (a placeholder of the same
+    # name fed False elsewhere is another value)
+    CHAIN + "g = generate(z)\nis_training = tf.placeholder(tf.bool)\nsess.run(g, {is_training: False})\n" + TRAIN,
     # every call of an instance gives ``__call__``'s flag True
     CALLABLE + "        self.sample = self.gen(z, True)\n" + TRAIN + "saver = tf.train.Saver()\n",
     CALLABLE + "gan = GAN()\nfake = gan.gen(z, is_training=True)\nv = gan.gen.variables\n" + TRAIN

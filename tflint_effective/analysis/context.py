@@ -119,10 +119,12 @@ class Context:
             return bindings[0].value
         return None
 
-    def agreed_argument(self, name: cst.Name) -> Optional[cst.BaseExpression]:
-        """The value of ``name``, a parameter of the function here (or around it), when every call
-        of that function in the module gives it the same value (passed, or left to the default)."""
-        owner = self._resolver.owner(name.value, self.scope)
+    def agreed_argument(self, name: cst.Name, scope: Optional[Scope] = None
+                        ) -> Optional[Tuple[cst.BaseExpression, Optional[Scope]]]:
+        """The value of ``name``, a parameter of the function around ``scope`` (default: here),
+        when every call of that function in the module gives it the same value (passed, or left
+        to the default), with the scope that value is read in (None if unknown)."""
+        owner = self._resolver.owner(name.value, scope or self.scope)
         if owner is None or type(owner.node) is not cst.FunctionDef or len(owner.bindings[name.value]) != 1:
             return None  # not a parameter, or rebound in the body
         return self.semantics.summaries.agreed_argument(owner.node, name.value)

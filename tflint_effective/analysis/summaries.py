@@ -27,6 +27,7 @@ from .docstrings import documented_tensor, imports_other_tensors
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Scope
 from .syntax import code_children, is_none
 
+_CONSTANTS = frozenset({"True", "False", "None"})
 _SCOPE_TYPES = frozenset({cst.Module, cst.ClassDef, *FUNCTION_LIKE, *COMPREHENSIONS})  # what may open a scope
 
 
@@ -61,25 +62,33 @@ class Summaries:
                 return self._defined(func.attr.value, self.table.scopes[cls], own_scope=True)
         return None
 
-    def agreed_argument(self, function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+    def agreed_argument(self, function: cst.FunctionDef, name: str) -> Optional[Tuple[cst.BaseExpression, Scope]]:
         """The value every call of ``function`` (undecorated) gives the parameter ``name``, passed or
-        left to its default, when the module only calls it, every call of that name is of it and
-        none passes ``*args`` / ``**kwargs``."""
+        left to its default, with the scope it is read in, when the module only calls it, every
+        call of that name is of it and none passes ``*args`` / ``**kwargs``.  A name passed on
+        (``is_training``) agrees only when every call is in the same scope."""
         scope, param = self.table.scopes.get(function), _parameter(function, name)
         calls = self._every_call(function, scope) if scope and param and not function.decorators else None
-        if not calls or any(arg.star for call in calls for arg in call.args):
+        if not calls or any(arg.star for call, _ in calls for arg in call.args):
             return None
         position = _position(function, scope, name)
-        first, *rest = (_argument(call, position, name) or param.default for call in calls)
-        return first if first is not None and all(v is not None and v.deep_equals(first) for v in rest) else None
+        values = [(_argument(call, position, name), site) for call, site in calls]
+        values = [(value, site) if value is not None else (param.default, scope.parent) for value, site in values]
+        (first, where), *rest = values
+        if first is None or not all(v is not None and v.deep_equals(first) for v, _ in rest):
+            return None
+        if type(first) is cst.Name and first.value not in _CONSTANTS and any(site is not where for _, site in rest):
+            return None  # the same name in different scopes
+        return first, where
 
-    def _every_call(self, function: cst.FunctionDef, scope: Scope) -> Optional[List[cst.Call]]:
-        """Every call of ``function`` in the module, if the module uses it only by calling it: by
-        name (or through ``self``), or, for ``__call__``, through the names and attributes that
-        hold the class's instances when these are only called or have attributes read."""
+    def _every_call(self, function: cst.FunctionDef, scope: Scope) -> Optional[List[Tuple[cst.Call, Optional[Scope]]]]:
+        """Every call of ``function`` in the module, with its scope, if the module uses it only by
+        calling it: by name (or through ``self``), or, for ``__call__``, through the names and
+        attributes that hold the class's instances when these are only called or have attributes
+        read (their scopes are not known: None)."""
         if function.name.value != "__call__" or not scope.parent.is_class:
             sites = self._call_sites(function)
-            return [call for call, _ in sites] if sites and len(sites) == len(self._calls[function.name.value]) else None
+            return sites if sites and len(sites) == len(self._calls[function.name.value]) else None
         uses = self._memo(("instance uses",), lambda: instance_uses(self.module))
         cls = scope.parent.node.name.value
         holders = uses.holders.get(cls, ())
@@ -92,7 +101,7 @@ class Summaries:
             used = (uses.names if holder[0] == "name" else uses.attrs)[holder[1]]
             if held_too or used != bound + len(called) + uses.dotted[holder]:
                 return None  # the holder is passed on, or holds something else too
-            calls += called
+            calls += [(call, None) for call in called]
         return calls
 
     def instance_attribute_kind(self, name: str, attr: str, scope: Scope) -> Optional[str]:

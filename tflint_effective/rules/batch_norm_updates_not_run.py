@@ -46,8 +46,9 @@ is_training=False)``, ``{is_training: False}``), a ``placeholder_with_default``
 flag, estimator ``ModeKeys``, or a ``Saver`` / SavedModel export; a flag only
 ever fed True trains in every run, and so does a parameter to which every call of its
 function in the module gives True (``net(x, True)``, or ``net(x)`` of ``def net(x,
-is_training=True)``; a model object's ``__call__`` counts the calls of the names and
-attributes holding its instances, ``self.gen(z, True)``: a Saver alone does not make it infer).  Layer objects
+is_training=True)``, or a parameter of its one caller that is so in turn; a model object's
+``__call__`` counts the calls of the names and attributes holding its instances,
+``self.gen(z, True)``: a Saver alone does not make it infer).  Layer objects
 (``tf.layers.BatchNormalization``) and Keras layers are not seen.
 """
 import re
@@ -201,7 +202,15 @@ class BatchNormUpdatesNotRun(Rule):
 
     def _true(self, value) -> bool:
         if isinstance(value, cst.Name) and value.value != "True":
-            value = self.context.assigned_value(value) or self.context.agreed_argument(value) or value
+            value = self.context.assigned_value(value) or value
+        scope = None
+        for _ in range(4):  # a flag handed down through a few functions' parameters
+            agreed = self.context.agreed_argument(value, scope) if type(value) is cst.Name else None
+            if agreed is None or value.value == "True":
+                break
+            value, scope = agreed
+            if scope is None:
+                break
         return type(value) is cst.Name and value.value == "True" or type(value) is cst.Integer and value.value == "1"
 
     def _mentions(self, text: str) -> None:
