@@ -1779,6 +1779,73 @@ UNITS = [
          "8ffe2a586b80506f1a83d8160e8375c2344a7604", "tf1", "some", notebooks=True),
     Unit("GuanglinZhou+TensorFlow-book-code-and-notes", "github", "GuanglinZhou/TensorFlow-book-code-and-notes",
          "226ab75d4fda0e9f8a6f7fa0016041c3e3431079", "tf1", "no"),
+    # --- added in round 28 (fresh held-out TF1 code for TFE602/TFE402/TFE404) ---
+    Unit("solivr+tf-crnn", "github", "solivr/tf-crnn",
+         "ade5f72c43c912a215f2d2d2126d50635bead3f8", "mixed", "no"),
+    Unit("zyh8306+CRNN_Tensorflow", "github", "zyh8306/CRNN_Tensorflow",
+         "d299ec6b37e9e5119f3a56997cf8cf18cf722ced", "tf1", "no"),
+    Unit("Sanster+tf_crnn", "github", "Sanster/tf_crnn",
+         "1a33123e39e4736eda62d6a173e1f50c033319fb", "tf1", "no"),
+    Unit("juanluisrosaramos+CRNN_OCR", "github", "juanluisrosaramos/CRNN_OCR",
+         "82875491c926a8f5ffd1e051c91676b667daf593", "tf1", "no"),
+    Unit("dikers+ocr-crnn-chinese", "github", "dikers/ocr-crnn-chinese",
+         "968bb8eaeaa7586cff5204fe842b2e9f3552d9db", "tf1", "no", notebooks=True),
+    Unit("bay1+card-crnn-ctpn", "github", "bay1/card-crnn-ctpn",
+         "a89a45aa83af11bdbc170258a62920782d522a15", "tf1", "no"),
+    Unit("tlatkowski+multihead-siamese-nets", "github", "tlatkowski/multihead-siamese-nets",
+         "6bccdb8c3fe61c0d53c8fe8dd19f0801089dde79", "tf1", "no", notebooks=True),
+    Unit("AI-ON+Few-Shot-Music-Generation", "github", "AI-ON/Few-Shot-Music-Generation",
+         "dcc3709db41113761614508c681a0196ea6011c7", "tf1", "no"),
+    Unit("asogaard+adversarial", "github", "asogaard/adversarial",
+         "0e29716d52513a8f49b6c0506af37ec02089ca5f", "tf1", "some"),
+    Unit("justanothercoder+LSTM-Optimizer-TF", "github", "justanothercoder/LSTM-Optimizer-TF",
+         "d879b4e70ae9a8897ce12acfde5a107f6ab412b8", "tf1", "no"),
+    Unit("lenhhoxung86+simple_gcn", "github", "lenhhoxung86/simple_gcn",
+         "d806204f0ca8ab3da360256c8ba04900b86a43c3", "tf1", "no"),
+    Unit("aaiijmrtt+DEEPSPEECH", "github", "aaiijmrtt/DEEPSPEECH",
+         "1004593dbebb8a99a73251ee570475b98341e35d", "tf1", "some"),
+    Unit("khlee88+neural_collaborative_filtering_tutorial", "github", "khlee88/neural_collaborative_filtering_tutorial",
+         "3f5d0699d76fc0b778957e448e1030f0afca6827", "tf1", "no", notebooks=True),
+    Unit("czzyyy+simple_capsule", "github", "czzyyy/simple_capsule",
+         "122b7ee1d01f1bb60cdc0a0d31fea007a5680198", "tf1", "no"),
+    Unit("jarchv+capsnet-tensorflow", "github", "jarchv/capsnet-tensorflow",
+         "e4a69124060ac946cf21861b3ef3870e956325b6", "tf1", "no", notebooks=True),
+    Unit("yongcale+adversarial", "github", "yongcale/adversarial",
+         "72c8a5a1dea71d8c9ec5d3654a1fab6796d3762e", "tf1", "no"),
+    Unit("thomasdubdub+autoencoder-anomaly-detection", "github", "thomasdubdub/autoencoder-anomaly-detection",
+         "fed956c59c06d446e49166c115710efb4ce197fb", "tf1", "no", notebooks=True),
+    Unit("jzmnd+tf-speech-rec", "github", "jzmnd/tf-speech-rec",
+         "f412d45e8b8a8833ae513babdc3104756b003bd4", "tf1", "some", notebooks=True),
+    Unit("j30206868+HandPose", "github", "j30206868/HandPose",
+         "6d5ed2f52b8e97cda72013855332a2b5fa358227", "tf1", "no"),
+    Unit("igorgad+msync-net", "github", "igorgad/msync-net",
+         "a4981cc0dc9ce643a50b677c399706224c07d5c6", "mixed", "no"),
+    Unit("EvilDJ+Siamese_test", "github", "EvilDJ/Siamese_test",
+         "bb98ad1c3be0c1c0a247d501cc3b259e2b0fcf04", "tf1", "no"),
+    Unit("mjfang+HWCNN", "github", "mjfang/HWCNN",
+         "834c64321af5e7d086438ebe727076d9393218d6", "tf1", "no"),
+    Unit("yiwen26+WindChaser", "github", "yiwen26/WindChaser",
+         "a921b4a37e7084311ebbabc4411fb82b15bf76ec", "tf1", "no", notebooks=True),
+    Unit("wolfgangB33r+applied-ai-examples", "github", "wolfgangB33r/applied-ai-examples",
+         "7212ab77ef673c8b61a78f9e2fb4e05ccfb7e9fb", "mixed", "no"),
+    Unit("bibhas2+collaborative-filtering", "github", "bibhas2/collaborative-filtering",
+         "b61ca83734f8fdac773a53944fcf13abb877c2a6", "tf1", "yes"),
+    Unit("cbreider+tf_unet_tvflow_transfer_brats2015", "github", "cbreider/tf_unet_tvflow_transfer_brats2015",
+         "4e6f5cb866e208a5d7cb4218ff308f26a8b03d2e", "tf1", "no"),
+    Unit("thainguyentrong+vietnamese-handwriting-recognition", "github", "thainguyentrong/vietnamese-handwriting-recognition",
+         "06e20be9a07bdb83124a47268b3c22a658fc9562", "tf1", "no"),
+    Unit("SenL1997+CPM", "github", "SenL1997/CPM",
+         "f7c2febe73a8052373d77b4b432e73a70bdc415a", "tf1", "no"),
+    Unit("mpskex+Convolutional-Pose-Machine-tf", "github", "mpskex/Convolutional-Pose-Machine-tf",
+         "e74ba19a58efff6685a1425dd8a2008bccc3bd83", "tf1", "some"),
+    Unit("remibasaru+Flow-Net", "github", "remibasaru/Flow-Net",
+         "98e2db6843a5736eb1081307808fe8321c3d3873", "tf1", "no"),
+    Unit("Timthony+FlowNet-in-cell", "github", "Timthony/FlowNet-in-cell",
+         "2e14b14329fe7da6884d8027506b1b51690bc8ec", "tf1", "no"),
+    Unit("davcheng+ctc_tensorflow", "github", "davcheng/ctc_tensorflow",
+         "aaf04b54d4ea9c5f39e22a9925ff4f39f7328194", "tf1", "no"),
+    Unit("yjhong89+Speech-Recognition-CTC", "github", "yjhong89/Speech-Recognition-CTC",
+         "012f29be293ca971503ab39c32ae2a93054b3ffc", "tf1", "some"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -1787,9 +1854,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[227:268] in round 13, UNITS[268:294] in round 14, UNITS[294:319] in round 15, UNITS[319:336]
 # in round 16, UNITS[336:354] in round 17, UNITS[354:385] in round 18, UNITS[385:419] in round 19,
 # UNITS[419:476] in round 20, UNITS[476:536] in round 21, UNITS[536:614] in round 22, UNITS[614:714]
-# in round 23, UNITS[714:776] in round 24, UNITS[776:808] in round 25, UNITS[808:850] in round 26 and
-# UNITS[850:885] in round 27; ROUND5 ... ROUND27 select a round's units for a measurement on them alone
-# (heldout.py --units round5 ... round27).
+# in round 23, UNITS[714:776] in round 24, UNITS[776:808] in round 25, UNITS[808:850] in round 26,
+# UNITS[850:885] in round 27 and UNITS[885:918] in round 28; ROUND5 ... ROUND28 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round28).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -1813,3 +1880,4 @@ ROUND24 = frozenset(unit.name for unit in UNITS[714:776])
 ROUND25 = frozenset(unit.name for unit in UNITS[776:808])
 ROUND26 = frozenset(unit.name for unit in UNITS[808:850])
 ROUND27 = frozenset(unit.name for unit in UNITS[850:885])
+ROUND28 = frozenset(unit.name for unit in UNITS[885:918])
