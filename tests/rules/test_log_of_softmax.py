@@ -87,9 +87,20 @@ def test_a_guarded_log_is_info(source, severity):
     # logits written out as numbers at most 15 apart (a demo on constants): nothing underflows
     "import tensorflow as tf\nz = tf.constant([[1.0, 2.0, 3.0], [-2, 0, 12.5]])\ny = tf.math.log(tf.nn.softmax(z))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.nn.softmax([0.5, 1.5]))\n",
+    # only sampled from: a sampler takes log-probabilities, -inf is a zero weight, no gradient flows
+    "import tensorflow as tf\ny = tf.random.categorical(tf.math.log(tf.nn.softmax(x)), 1)\n",
+    "import tensorflow.compat.v1 as tf\ndef step(o):\n    log_p = tf.log(tf.nn.softmax(o))\n"
+    "    return tf.cast(tf.multinomial(log_p, 1), tf.int32), tf.multinomial(logits=log_p, num_samples=2)\n",
 ])
 def test_near_misses(source):
     assert findings(source, TFE402) == []
+
+
+@pytest.mark.parametrize("uses", ["return tf.multinomial(log_p, 1), tf.reduce_sum(log_p)",
+                                  "return tf.multinomial(tf.ones([1, 2]), log_p)", "return log_p"])
+def test_a_log_also_used_otherwise_than_sampled_from_is_reported(uses):
+    source = f"import tensorflow.compat.v1 as tf\ndef step(o):\n    log_p = tf.log(tf.nn.softmax(o))\n    {uses}\n"
+    assert findings(source, TFE402) == [(3, 13, "TFE402")]
 
 
 @pytest.mark.parametrize("logits", ["tf.constant([0.0, 100.0])", "tf.constant([1.0, 2.0]) * w", "[1.0, x]"])

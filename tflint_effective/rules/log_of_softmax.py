@@ -30,7 +30,10 @@ probabilities also weight the log (an entropy ``p * log(p + eps)``) the floor
 costs nothing, since those terms are near zero anyway: independent reviewers
 judged guarded forms on real code harmless.  Logits written out as numbers at
 most 15 apart (``softmax(tf.constant([1., 2., 3.]))``, a demo comparing formulas)
-are not reported: no probability can underflow.
+are not reported: no probability can underflow.  Nor is a log whose only use is the
+logits of a sampler (``tf.multinomial(log_p, 1)``, ``tf.random.categorical``), directly
+or through a name bound once: a sampler takes unnormalised log-probabilities, reads -inf
+as a zero weight, and no gradient flows through it.
 
 Known problems: a softmax reached through a name assigned in another scope, or
 more than once, is not seen, nor one returned by a helper of your own, nor the
@@ -40,6 +43,8 @@ through a name re-reads the softmax arguments at the log: a ``tf.Variable``
 assigned in between (``v.assign(...)``) is not detected.
 """
 import libcst as cst
+
+from ..analysis.syntax import code_children
 
 from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
 from ..rule import ERROR, INFO, SAFE, Rule
@@ -63,8 +68,47 @@ class LogOfSoftmax(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         found = log_of_softmax(self.context, node)
-        if found is None or in_cross_entropy(self.context, node):
+        if found is None or in_cross_entropy(self.context, node) or self._only_sampled(node):
             return
         guarded = found[1]
         self.report(node, self.GUARDED if guarded else None, fix=log_softmax_fix(self.context, node),
                     severity=INFO if guarded else None)
+
+    def _only_sampled(self, log: cst.Call) -> bool:
+        """The log only feeds the logits of a sampler (``tf.multinomial``, ``tf.random.categorical``),
+        directly or through a name bound once to it: a sampler takes unnormalised log-probabilities,
+        reads -inf as a zero weight and passes no gradient."""
+        ancestors = self.context.ancestors
+        parent = ancestors[-2] if len(ancestors) > 1 else None
+        if type(parent) is cst.Arg:
+            return self._sampler_logits(parent, ancestors[-3])
+        if not (type(parent) is cst.Assign and len(parent.targets) == 1 and type(parent.targets[0].target) is cst.Name):
+            return False
+        name = parent.targets[0].target
+        if len(self.context.bindings(name.value) or ()) != 1:
+            return False
+        scope = next((n for n in reversed(ancestors) if type(n) in (cst.FunctionDef, cst.Module)), None)
+        uses = 0
+        stack = [(scope, None, None)]
+        while stack:
+            node, up, upper = stack.pop()
+            if type(node) is cst.Name and node.value == name.value and node is not name:
+                if not (type(up) is cst.Arg and self._sampler_logits(up, upper)):
+                    return False
+                uses += 1
+            elif not (type(node) is cst.Attribute and up is not None):
+                stack.extend((child, node, up) for child in code_children(node))
+            else:
+                stack.append((node.value, node, up))  # ``x.attr``: its ``attr`` is no use of ``x``
+        return uses > 0
+
+    def _sampler_logits(self, arg: cst.Arg, call) -> bool:
+        name = self.context.tf_name(call.func) if type(call) is cst.Call else None
+        if name is None or name.path not in SAMPLERS:
+            return False
+        positional = [a for a in call.args if a.keyword is None]
+        return (arg.keyword is not None and arg.keyword.value == "logits") or (bool(positional) and positional[0] is arg)
+
+
+# Samplers whose first argument is unnormalised log-probabilities.
+SAMPLERS = {"multinomial", "random.categorical", "random.multinomial"}
