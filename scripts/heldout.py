@@ -89,7 +89,7 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 # the README ("Changed after their findings had been seen").
 ALTERED = {"TFE102": {"round5", "round6", "round7", "round8", "round9", *(f"round{n}" for n in range(11, 27))},
            "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18", "round24"},
-           "TFE402": {"round7", "round12"}, "TFE403": {"round11", "round19", "round20", "round21", "round22"},
+           "TFE402": {"round7", "round12", "round20", "round23", "round29"}, "TFE403": {"round11", "round19", "round20", "round21", "round22"},
            "TFE404": {"round8", "round11", "round12", "round15", "round16"},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round20", "round21"},
            "TFE602": {"round7", "round17", "round20", "round23", "round27"}, "TFE702": {"round10"}}
