@@ -98,6 +98,8 @@ SIGMOID = with_math("sigmoid") | {"nn.sigmoid"}
 REDUCE_SUM = with_math("reduce_sum")
 REDUCE_MAX = with_math("reduce_max")
 REDUCE_LOGSUMEXP = with_math("reduce_logsumexp")
+# Samplers whose first argument (``logits``) is unnormalised log-probabilities.
+SAMPLERS = {"multinomial", "random.categorical", "random.multinomial"}
 DIVISIONS = with_math("divide", "truediv")
 # Layers whose output is their ``activation`` applied last (TFE402-TFE404 see a softmax or
 # sigmoid there): the position of the ``activation`` parameter, None for keyword only.

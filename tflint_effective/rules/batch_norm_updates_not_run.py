@@ -206,10 +206,10 @@ class BatchNormUpdatesNotRun(Rule):
         scope = None
         for _ in range(4):  # a flag handed down through a few functions' parameters
             agreed = self.context.agreed_argument(value, scope) if type(value) is cst.Name else None
-            if agreed is None or value.value == "True":
+            if agreed is None:
                 break
             value, scope = agreed
-            if scope is None:
+            if scope is None:  # read where calls of a model object's ``__call__`` are: no further
                 break
         return type(value) is cst.Name and value.value == "True" or type(value) is cst.Integer and value.value == "1"
 

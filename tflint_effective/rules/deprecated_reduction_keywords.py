@@ -100,6 +100,14 @@ class DeprecatedReductionKeywords(Rule):
         if not renames:
             return
         given = {arg.keyword.value for arg in node.args if arg.keyword is not None}
+        oldest, below = self.context.settings.tensorflow_versions or (None, None)
+        capped = below is not None and below <= (2,)  # the project never runs TF2
+        v1 = name.compat == "v1" or capped
+        severity = INFO if v1 else WARNING
+        removed = self.removed_calls
+        # moments' keep_dims in a module written for TF 1.x is TF 1.x's own keyword (settled after the traversal)
+        tf1_moments = self.context.tf1_api_thunk() if (
+            name.path in LATE_KEEPDIMS and not v1 and not given & set(renames.values())) else (lambda: False)
         for arg in node.args:
             old = arg.keyword.value if arg.keyword is not None else None
             new = renames.get(old)
@@ -108,29 +116,21 @@ class DeprecatedReductionKeywords(Rule):
             if self._in_fallback_for(new):
                 self.report(arg, self.FALLBACK_MESSAGE.format(old=old, new=new), severity=INFO)
                 continue
-            oldest, below = self.context.settings.tensorflow_versions or (None, None)
-            capped = below is not None and below <= (2,)  # the project never runs TF2
-            v1 = name.compat == "v1" or capped
             message = (self.V1_MESSAGE if v1 else self.MESSAGE).format(old=old, new=new)
-            severity = INFO if v1 else WARNING
-            removed = self.removed_calls
             self.report(arg, self.OLD_TF_MESSAGE.format(old=old, new=new), severity=INFO, when=lambda: bool(removed))
-            written_for_tf1 = (lambda: False) if v1 else self.context.tf1_api_thunk()
             if new in given:
                 message, fix = message + " (the call passes both; keep one)", None
             elif name.path in LATE_KEEPDIMS:
                 message, fix = message + " (older TF 1.x releases lack it here: check yours)", None
                 self.report(arg, self.TF1_MOMENTS_MESSAGE.format(old=old, new=new), severity=INFO,
-                            when=lambda: not removed and written_for_tf1())
+                            when=lambda: not removed and tf1_moments())
             elif oldest is not None and oldest < FIRST_RELEASE[new]:
                 message, fix = message + f" once the project drops TensorFlow {_dotted(oldest)}, which lacks it", None
             else:
                 fix = arg.with_changes(keyword=cst.Name(new))
             if capped and name.compat != "v1":
                 message += " (the project's requirements exclude TF2)"
-            late = name.path in LATE_KEEPDIMS and new not in given
-            self.report(arg, message, fix=fix, severity=severity,
-                        when=lambda: not removed and not (late and written_for_tf1()))
+            self.report(arg, message, fix=fix, severity=severity, when=lambda: not removed and not tf1_moments())
 
     def _in_fallback_for(self, keyword: str) -> bool:
         """In an ``except`` handler of a ``try`` whose body passes ``keyword=``."""

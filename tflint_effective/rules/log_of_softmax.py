@@ -44,9 +44,9 @@ assigned in between (``v.assign(...)``) is not detected.
 """
 import libcst as cst
 
-from ..analysis.syntax import code_children
-
 from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
+from ..analysis.syntax import call_arg, code_children
+from ..analysis.tf_api import SAMPLERS
 from ..rule import ERROR, INFO, SAFE, Rule
 
 
@@ -96,19 +96,12 @@ class LogOfSoftmax(Rule):
                 if not (type(up) is cst.Arg and self._sampler_logits(up, upper)):
                     return False
                 uses += 1
-            elif not (type(node) is cst.Attribute and up is not None):
-                stack.extend((child, node, up) for child in code_children(node))
-            else:
+            elif type(node) is cst.Attribute:
                 stack.append((node.value, node, up))  # ``x.attr``: its ``attr`` is no use of ``x``
+            else:
+                stack.extend((child, node, up) for child in code_children(node))
         return uses > 0
 
     def _sampler_logits(self, arg: cst.Arg, call) -> bool:
         name = self.context.tf_name(call.func) if type(call) is cst.Call else None
-        if name is None or name.path not in SAMPLERS:
-            return False
-        positional = [a for a in call.args if a.keyword is None]
-        return (arg.keyword is not None and arg.keyword.value == "logits") or (bool(positional) and positional[0] is arg)
-
-
-# Samplers whose first argument is unnormalised log-probabilities.
-SAMPLERS = {"multinomial", "random.categorical", "random.multinomial"}
+        return name is not None and name.path in SAMPLERS and call_arg(call, 0, "logits") is arg
