@@ -26,10 +26,12 @@ Figures (the targets of issue 21 in brackets):
     python benchmarks/bench_lint.py --files 200 --repeat 5 --settle 0   # a quick look
     python benchmarks/bench_lint.py --only-plugin --corpus DIR  # figure 4 on another folder's sources
     python benchmarks/bench_lint.py --only-jobs --settle 600    # figure 6, waiting longer for a quiet machine
+    python benchmarks/bench_lint.py --only-start-up --repeat 20  # figures 2 and 3
 """
 from __future__ import annotations
 
 import argparse
+import compileall
 import importlib.util
 import os
 import random
@@ -44,6 +46,7 @@ from typing import Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
+TFE = [PYTHON, "-m", "tflint_effective", "check", "--isolated", "-q", "--exit-zero"]
 sys.path.insert(0, str(ROOT))
 # flake8 with every plugin but ours: its "default checks" (pycodestyle, pyflakes, mccabe).
 FLAKE8_WITHOUT_US = (
@@ -193,12 +196,47 @@ def plugin_rounds(flake8, plugin, cache_dir: Path, env, repeat: int) -> str:
         cache_dir, ignore_errors=True))
     cold = paired(results, "flake8 + plugin, empty cache", "flake8 -j1") - 1
     warm = paired(results, "flake8 + plugin, warm cache", "flake8 -j1") - 1
-    table = [f"| {name} | {cpu(results, name):.3f} | {statistics.median(w for w, _ in values):.3f} | {len(values)} |"
-             for name, values in results.items()]
-    return "\n".join(["| command | CPU s (median) | wall s (median) | runs |", "| --- | ---: | ---: | ---: |",
-                      *table, "",
+    return "\n".join([table(results), "",
                       f"4. the plugin adds {cold:+.1%} to flake8 -j1's CPU with an empty cache (target <= 50%), "
                       f"{warm:+.1%} with a warm one (target <= 10%): medians of {repeat} paired rounds"])
+
+
+def start_up_rounds(flake8, tfe, temp: Path, env, repeat: int) -> dict:
+    """Figures 2 and 3, after one run that stores libcst's compiled dataclass code (as the first
+    run on a machine does, ``engine/startup.py``); and the small file without that code."""
+    (temp / "small_tf.py").write_text(SMALL_TF)
+    (temp / "no_tf.py").write_text(NO_TF)
+    small = tfe + ["--no-cache", str(temp / "small_tf.py")]
+    run(small, env)
+    stored = Path(env["TFLINT_EFFECTIVE_CACHE_DIR"])
+    results = rounds({
+        "flake8 small TF file": (flake8 + [str(temp / "small_tf.py")], env),
+        "check small TF file": (small, env),
+        "flake8 file without TF": (flake8 + [str(temp / "no_tf.py")], env),
+        "check file without TF": (tfe + ["--no-cache", str(temp / "no_tf.py")], env),
+        "check small TF file, no stored code": (small, env),
+    }, repeat, before_each=lambda name: name.endswith("no stored code") and [
+        p.unlink() for p in stored.glob("dataclass-code-*")])
+    print("  single-file rounds done", file=sys.stderr)
+    return results
+
+
+def start_up_figures(single) -> list:
+    small = paired(single, "check small TF file", "flake8 small TF file")
+    cold = paired(single, "check small TF file, no stored code", "flake8 small TF file")
+    plain = paired(single, "check file without TF", "flake8 file without TF")
+    return [f"2. one small TF file: {small:.2f}x flake8's CPU (target <= 1.5; {cold:.2f}x without the stored "
+            f"dataclass code, as on a machine's first run)",
+            f"3. one file without TF: {plain:.2f}x flake8's CPU (target <= 1.2)"]
+
+
+def table(*results) -> str:
+    lines = ["| command | CPU s (median) | wall s (median) | runs |", "| --- | ---: | ---: | ---: |"]
+    for result in results:
+        for name, values in result.items():
+            lines.append(f"| {name} | {cpu(result, name):.3f} | {statistics.median(w for w, _ in values):.3f} "
+                         f"| {len(values)} |")
+    return "\n".join(lines)
 
 
 def settle(limit: float, seconds: float) -> float:
@@ -238,10 +276,21 @@ def main(argv=None) -> int:
     parser.add_argument("--only-jobs", action="store_true", help="measure only figure 6 (the --jobs 2 speed-up)")
     parser.add_argument("--only-plugin", action="store_true",
                         help="measure only figure 4 (the flake8 plugin, empty and warm cache)")
+    parser.add_argument("--only-start-up", action="store_true", help="measure only figures 2 and 3 (single files)")
     args = parser.parse_args(argv)
     if args.repeat < 5:
         parser.error("--repeat must be at least 5 (medians of interleaved pairs)")
 
+    # What pip does when it installs the tool: a checkout run with PYTHONDONTWRITEBYTECODE would
+    # compile every module of ours from source in every process.
+    compileall.compile_dir(ROOT / "tflint_effective", quiet=1)
+    if args.only_start_up:
+        with tempfile.TemporaryDirectory(prefix="bench-lint-") as temp:
+            env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(Path(temp) / "cache")}
+            single = start_up_rounds([PYTHON, "-c", FLAKE8_WITHOUT_US, "--isolated", "--exit-zero"], TFE,
+                                     Path(temp), env, args.repeat)
+        print("\n".join([table(single), "", *start_up_figures(single)]))
+        return 0
     corpus, root, chosen = sample(args.files, args.seed, args.corpus)
     print(describe(corpus, chosen))
     print(f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
@@ -250,11 +299,8 @@ def main(argv=None) -> int:
         temp = Path(temp)
         tree, cache_dir = temp / "corpus", temp / "cache"
         copy_tree(root, chosen, tree)
-        (temp / "small_tf.py").write_text(SMALL_TF)
-        (temp / "no_tf.py").write_text(NO_TF)
         env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(cache_dir)}
-        tfe = [PYTHON, "-m", "tflint_effective", "check", "--isolated", "-q", "--exit-zero"]
-        flake8 = [PYTHON, "-c", FLAKE8_WITHOUT_US, "--isolated", "--exit-zero"]
+        tfe, flake8 = TFE, [PYTHON, "-c", FLAKE8_WITHOUT_US, "--isolated", "--exit-zero"]
         plugin = [PYTHON, "-m", "flake8", "--isolated", "--exit-zero", "-j1", str(tree)]
         figures = []
         if args.only_plugin:
@@ -275,27 +321,14 @@ def main(argv=None) -> int:
         }, args.repeat, before_each=lambda name: name.endswith("empty cache") and shutil.rmtree(
             cache_dir, ignore_errors=True))
         print("  corpus rounds done", file=sys.stderr)
-        single = rounds({
-            "flake8 small TF file": (flake8 + [str(temp / "small_tf.py")], env),
-            "check small TF file": (tfe + ["--no-cache", str(temp / "small_tf.py")], env),
-            "flake8 file without TF": (flake8 + [str(temp / "no_tf.py")], env),
-            "check file without TF": (tfe + ["--no-cache", str(temp / "no_tf.py")], env),
-        }, args.repeat)
+        single = start_up_rounds(flake8, tfe, temp, env, args.repeat)
         rss = peak_rss(tfe + ["--no-cache", "-j2", str(tree)], env)
 
     base = cpu(corpus_runs, "flake8 -j1")
-    print("\n| command | CPU s (median) | wall s (median) | runs |")
-    print("| --- | ---: | ---: | ---: |")
-    for results in (corpus_runs, single):
-        for name, values in results.items():
-            print(f"| {name} | {cpu(results, name):.3f} | {statistics.median(w for w, _ in values):.3f} "
-                  f"| {len(values)} |")
+    print("\n" + table(corpus_runs, single))
     figures.append(f"1. check, 1 process / flake8 -j1 on {len(chosen)} files: "
                    f"{cpu(corpus_runs, 'check -j1') / base:.2f}x CPU (target <= 0.5)")
-    small = cpu(single, "check small TF file") / cpu(single, "flake8 small TF file")
-    plain = cpu(single, "check file without TF") / cpu(single, "flake8 file without TF")
-    figures.append(f"2. one small TF file: {small:.2f}x flake8's CPU (target <= 1.5)")
-    figures.append(f"3. one file without TF: {plain:.2f}x flake8's CPU (target <= 1.2)")
+    figures.extend(start_up_figures(single))
     cold = paired(corpus_runs, "flake8 + plugin, empty cache", "flake8 -j1") - 1
     warm = paired(corpus_runs, "flake8 + plugin, warm cache", "flake8 -j1") - 1
     figures.append(f"4. the plugin adds {cold:+.0%} to flake8 -j1's CPU with an empty cache (target <= 50%), "

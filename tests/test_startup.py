@@ -1,9 +1,13 @@
 """Start-up cost: what a run on a few files pays before the first analysis."""
+import dataclasses
+import marshal
+import os
 import subprocess
 import sys
+import types
 
 from tflint_effective.analysis.context import Context
-from tflint_effective.engine import traversal
+from tflint_effective.engine import startup, traversal
 from tflint_effective.registry import all_rules
 
 import libcst as cst
@@ -43,4 +47,54 @@ def _loaded_after_check(tmp_path, source):
 
 def test_a_file_without_tensorflow_loads_neither_libcst_nor_the_rules(tmp_path):
     assert _loaded_after_check(tmp_path, "import os\nx = os.sep  # noqa: E501\n") == "0 False False"
-    assert _loaded_after_check(tmp_path, "import tensorflow as tf\nx = tf.squeeze(tf.keras.layers.Dense(1)(y))\n") == "1 True True"
+    tf_file = "import tensorflow as tf\nx = tf.squeeze(tf.keras.layers.Dense(1)(y))\n"
+    assert _loaded_after_check(tmp_path, tf_file) == "1 True True"
+
+
+def _point(source: str):
+    namespace = {}
+    exec(source, namespace)
+    return namespace["Point"]
+
+
+POINT = "import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Point:\n    x: int\n    y: int = 2\n"
+
+
+def test_dataclass_code_is_stored_then_reused_and_a_damaged_file_is_a_miss(tmp_path, monkeypatch):
+    path = tmp_path / "code.marshal"
+    with startup.stored_code(path):
+        first = _point(POINT)
+    stored = marshal.loads(path.read_bytes())
+    assert any(" def __init__(self,x:" in text for text in stored)
+    assert all(isinstance(code, types.CodeType) for code in stored.values())
+
+    compiled = []
+    monkeypatch.setattr(startup, "compile", lambda *args: compiled.append(args) or compile(*args), raising=False)
+    written = path.stat().st_mtime_ns
+    with startup.stored_code(path):
+        second = _point(POINT)
+    assert compiled == [] and path.stat().st_mtime_ns == written  # nothing compiled, nothing written
+    assert (second(1), repr(second(1)), second(1) == second(1, 2)) == (second(1, 2), "Point(x=1, y=2)", True)
+    assert repr(first(3, 4)) == "Point(x=3, y=4)"
+
+    for damage in (b"", b"\x00garbage", marshal.dumps({"text": 1}), marshal.dumps([1])):
+        path.write_bytes(damage)
+        with startup.stored_code(path):
+            third = _point(POINT)
+        assert repr(third(5)) == "Point(x=5, y=2)"
+        assert marshal.loads(path.read_bytes()).keys() == stored.keys()  # written again, whole
+    assert not hasattr(dataclasses, "exec")  # the builtin again
+
+
+def test_the_first_check_stores_libcst_code_and_later_ones_only_read_it(tmp_path):
+    (tmp_path / "m.py").write_text("import tensorflow as tf\nx = tf.squeeze(tf.keras.layers.Dense(1)(y))\n")
+    env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(tmp_path / "cache")}
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-m", "tflint_effective", "check", "--isolated", "--no-cache", "m.py"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True)
+        [code] = (tmp_path / "cache").glob("dataclass-code-*.marshal")
+        runs.append((done.returncode, done.stdout, code.stat().st_mtime_ns))
+    assert runs[0][:2] == runs[1][:2] == (1, runs[0][1]) and "m.py:2:5: TFE103" in runs[0][1]
+    assert runs[0][2] == runs[1][2]  # the second run compiled nothing new
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [code.name]  # no results: --no-cache

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from .names import Assigned
-from .syntax import call_arg, has_star_args, is_none
+from .syntax import call_arg, has_star_args, inherits, is_none
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import Context
@@ -31,8 +31,7 @@ PASS_THROUGH = {"layers.Dropout", "layers.Flatten", "layers.Reshape", "layers.Ga
 Output = Tuple[Optional[str], Optional[str]]  # (the layer's ``name=``, its last activation)
 UNKNOWN: Output = (None, None)
 # Compound statements and lambdas (concrete classes, for ``type(node) in``): a block ends there.
-_BLOCK_ENDS = frozenset({*(c for c in vars(cst).values() if isinstance(c, type) and issubclass(
-    c, cst.BaseCompoundStatement)), cst.Lambda})
+_BLOCK_ENDS = frozenset({*(c for c in vars(cst).values() if inherits(c, (cst.BaseCompoundStatement,))), cst.Lambda})
 _UNSET = object()
 MODELS = ("Sequential", "models.Sequential", "Model", "models.Model")
 _MODEL_LEAVES = {path.rpartition(".")[2] for path in MODELS}

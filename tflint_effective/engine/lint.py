@@ -15,7 +15,6 @@ from ..levels import INFO
 from . import threads
 from .diagnostics import Analysis, Diagnostic, Refused, syntax_error
 from .prefilter import can_skip
-from .python2 import Python2Error, looks_like_python2, translate
 
 
 def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,
@@ -45,12 +44,15 @@ def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: boo
 def _lint(source, path, select, ignore, noqa, settings, severity) -> Analysis:
     # libcst and the rules load here, when the first file needs them: a run whose files
     # are all skipped or served from the cache never pays for them.
-    from ..analysis.context import Settings
-    from .analyse import lint_parsed
-    from .parse import PARSE_FAILURES, parse
+    from .startup import compiled_dataclasses
 
-    settings = Settings(**settings)
-    rules = registry.selected_rules(select, ignore)
+    with compiled_dataclasses():
+        from ..analysis.context import Settings
+        from .analyse import lint_parsed
+        from .parse import PARSE_FAILURES, parse
+
+        settings = Settings(**settings)
+        rules = registry.selected_rules(select, ignore)
     try:
         module = parse(source)
     except PARSE_FAILURES as error:
@@ -69,6 +71,8 @@ def _lint(source, path, select, ignore, noqa, settings, severity) -> Analysis:
 
 def _python2(source: str, error: Exception):
     """The Python 3 translation of a Python 2 file (None for anything else)."""
+    from .python2 import Python2Error, looks_like_python2, translate
+
     if isinstance(error, (RecursionError, MemoryError, Refused)):
         return None
     if not looks_like_python2(source):

@@ -10,6 +10,7 @@ decides what to refuse.
 """
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 from typing import List, NamedTuple
@@ -74,6 +75,7 @@ _NEWLINES = re.compile(r"\r\n|\r|\n")
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
+@functools.lru_cache(maxsize=None)  # compiled when a file first has such an f-string
 def _literal_pattern(quote: str, raw: bool) -> "re.Pattern[str]":
     """An f-string's literal text, then (group 1) ``{``, ``}``, its end or a newline."""
     q, single = re.escape(quote[0]), len(quote) == 1
@@ -85,9 +87,6 @@ def _literal_pattern(quote: str, raw: bool) -> "re.Pattern[str]":
     parts += [r"\\(?:\r\n|[^{}]|(?=[{}])|\Z)", r"\{\{", r"\}\}"]
     end = re.escape(quote) + (r"|[{}\r\n]|\Z" if single else r"|[{}]|\Z")
     return re.compile(r"(?:%s)*+(%s)" % ("|".join(parts), end), re.S)
-
-
-_LITERALS = {(q, raw): _literal_pattern(q, raw) for q in ("'", '"', "'''", '"""') for raw in (0, 1)}
 
 
 class Statement(NamedTuple):
@@ -161,7 +160,7 @@ def scan(source: str) -> Scan:
     while True:
         if mode != "code":  # in an f-string's literal text or format spec
             quote, raw, _ = fstrings[-1]
-            match = _LITERALS[quote, raw].match(source, pos)
+            match = _literal_pattern(quote, raw).match(source, pos)
             pos, delimiter = match.end(), match.group(1)
             if delimiter == "{":
                 depth = len(stack)

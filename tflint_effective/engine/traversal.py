@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from ..analysis.context import SCOPE_NODES, Context
-from ..analysis.syntax import JUMPS, fields_for_code
+from ..analysis.syntax import JUMPS, fields_for_code, inherits
 
 _JUMP_TYPES = frozenset(JUMPS)
 # Whitespace, comments and punctuation: they hold nothing but more of the same.
@@ -106,11 +106,10 @@ _IS_TRIVIA: Dict[type, bool] = {}
 
 
 def _is_trivia(kind: type) -> bool:
-    """``issubclass(kind, TRIVIA)``, memoized per type: on libcst's ABCs it is a Python-level check
-    per class of the tuple."""
+    """``issubclass(kind, TRIVIA)``, memoized per type."""
     trivia = _IS_TRIVIA.get(kind)
     if trivia is None:
-        trivia = _IS_TRIVIA[kind] = isinstance(kind, type) and issubclass(kind, TRIVIA)
+        trivia = _IS_TRIVIA[kind] = inherits(kind, TRIVIA)
     return trivia
 
 

@@ -21,7 +21,6 @@ from typing import List, Optional, Sequence, Tuple
 from .. import __version__
 from ..registry import all_rules, rule_by_code
 from . import parallel
-from .cache import Cache
 from .config import Config, ConfigError, Resolver, codes, file_size, load, severity, versions
 from .documents import SUFFIX as NOTEBOOK
 from .discovery import SUFFIXES, iter_python_files
@@ -191,7 +190,7 @@ def _each(args, per_file) -> Tuple[List[FileResult], Options]:
     use_cache = per_file is check_file and not args.no_cache and not getattr(args, "add_noqa", False)
     jobs = 1 if targets == ["-"] else args.jobs
     try:
-        results = run_files(per_file, targets, options, jobs, Cache() if use_cache else None, progress.step)
+        results = run_files(per_file, targets, options, jobs, _cache() if use_cache else None, progress.step)
     finally:
         progress.close()
     return results, options
@@ -228,6 +227,12 @@ def _status(args, results: List[FileResult], run: Run) -> int:
     if (run.reported or any(r.changed for r in results)) and not args.exit_zero:
         return FINDINGS
     return CLEAN
+
+
+def _cache():
+    from .cache import Cache  # hashing and housekeeping: not paid by --no-cache and fix
+
+    return Cache()
 
 
 def run_check(args, out) -> int:

@@ -14,7 +14,6 @@ changed cells' ``source`` values replaced, in the layout of the value it replace
 from __future__ import annotations
 
 import bisect
-import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -200,6 +199,8 @@ class Notebook:
 
     def diff(self, fixed_source: str, name: str) -> str:
         """Unified diff of the cells ``fixed_source`` changes (headers name the cell)."""
+        import difflib
+
         changed = self.changed_cells(fixed_source) or {}
         chunks = []
         for cell in self.cells:
@@ -317,5 +318,7 @@ class PythonFile:
         return fixed
 
     def diff(self, fixed: str, name: str) -> str:
+        import difflib
+
         return "".join(difflib.unified_diff(self.source.splitlines(keepends=True),
                                             fixed.splitlines(keepends=True), f"a/{name}", f"b/{name}"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 import io
 import os
 import stat
-import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,6 +192,8 @@ def write_atomic(path: Path, text: str, encoding: str, expected: Optional[bytes]
     refusal = read_only(path)
     if refusal:
         raise ReadOnlyFile(refusal)
+    import tempfile  # only fix writes: check does not pay for importing it
+
     mode = target.stat().st_mode
     handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

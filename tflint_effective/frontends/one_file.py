@@ -5,7 +5,6 @@ cached (``cache``) without touching the reporting.
 """
 from __future__ import annotations
 
-import difflib
 import functools
 import sys
 from dataclasses import dataclass, field
@@ -98,12 +97,14 @@ def unreadable(path: str, error: Exception) -> FileResult:
 
 def _edits(old: str, new: str) -> Tuple[Tuple[int, int, str], ...]:
     """Whole-line replacements turning ``old`` into ``new``: (char offset, length, text)."""
+    from difflib import SequenceMatcher
+
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
     starts = [0]
     for line in a:
         starts.append(starts[-1] + len(line))
     return tuple((starts[i1], starts[i2] - starts[i1], "".join(b[j1:j2]))
-                 for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+                 for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
                  if tag != "equal")
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence
 
 from . import parallel
-from .cache import settings
 from .files import read_bytes
 from .one_file import FileResult, max_file_size, unreadable
 
@@ -28,6 +27,8 @@ def _size(path: str) -> int:
 def run_files(per_file, targets: Sequence[str], options, jobs: int, cache,
               step: Callable[[str], None]) -> List[FileResult]:
     """``per_file(path, options, data)`` for every target (``cache``: a ``cache.Cache`` or None)."""
+    if cache is not None:
+        from .cache import settings
     results: List[Optional[FileResult]] = [None] * len(targets)
     keys: Dict[int, str] = {}
 
