@@ -2044,6 +2044,83 @@ UNITS = [
          "aadf27632191dce6d3055b56f18df87cbf97f172", "tf1", "some"),
     Unit("zbgzbg2007+Machine-Learning", "github", "zbgzbg2007/Machine-Learning",
          "53755f47d140edaa55e357e6964df709cc8cb14d", "tf1", "some", notebooks=True),
+    # --- added in round 31 (fresh held-out TF1 code) ---
+    Unit("alexchung16+Faster-RCNN", "github", "alexchung16/Faster-RCNN",
+         "9b368323411e8e5192d1458182d932ee8d4d0a44", "tf1", "no"),
+    Unit("amobiny+Deep_CapsNet", "github", "amobiny/Deep_CapsNet",
+         "2a72a1478bb83297f10daf84256b9452862552d0", "tf1", "no"),
+    Unit("amobiny+Fast_CapsNet", "github", "amobiny/Fast_CapsNet",
+         "a2f0ea3a89733bc747342566c43f5be468dcb029", "tf1", "no"),
+    Unit("artifacia+image-inpainting", "github", "artifacia/image-inpainting",
+         "a5baf32969679329293bce65427d293047c963a8", "tf1", "some"),
+    Unit("beardoll+tensorflow-yolov2", "github", "beardoll/tensorflow-yolov2",
+         "eb8f125ea662f7b842d685fda6646aa5aac638f7", "tf1", "some"),
+    Unit("breadbread1984+c3d", "github", "breadbread1984/c3d",
+         "a94ea01099d74daede81ec0a051da3d63b66a833", "tf1", "no"),
+    Unit("cameronfabbri+Colorizing-Images-Using-Adversarial-Networks", "github", "cameronfabbri/Colorizing-Images-Using-Adversarial-Networks",
+         "896cafc74ec2eb03b8ba1f6d563c9011ab1f3381", "tf1", "some"),
+    Unit("datbui+enhancer", "github", "datbui/enhancer",
+         "2acc18a9b1519c1185f93526f1d5316690727036", "tf1", "no"),
+    Unit("friedhelm739+MTCNN-tensorflow", "github", "friedhelm739/MTCNN-tensorflow",
+         "697258649a945fb1f53440b728f86b14c7ba4a47", "tf1", "no", notebooks=True),
+    Unit("GGzhangBOY+Faster-RCNN-TF", "github", "GGzhangBOY/Faster-RCNN-TF",
+         "81afeb609bad4b484a1226f28d0b3f0819357bc8", "tf1", "no"),
+    Unit("GZWQ+crowd-counting-cnn", "github", "GZWQ/crowd-counting-cnn",
+         "fde1ed331024f58c0f4454f940c0dd9a4b2479f2", "tf1", "no"),
+    Unit("hyunwooj+kaggle-dogs-vs-cats", "github", "hyunwooj/kaggle-dogs-vs-cats",
+         "f68af2720ea7ea4402fe32e92a6a7e90725a5c32", "tf1", "no"),
+    Unit("ImagingLab+Colorizing-with-GANs", "github", "ImagingLab/Colorizing-with-GANs",
+         "13bb4c49144788d20729cab120f205440917d8c3", "tf1", "no"),
+    Unit("ivclab+agegenderLMTCNN", "github", "ivclab/agegenderLMTCNN",
+         "26a808b8203954eb362d292da6326f138c6b70d2", "tf1", "no"),
+    Unit("Jacklikeironman+DnCNN_tf", "github", "Jacklikeironman/DnCNN_tf",
+         "1ace8882b445ed0088528f7de649e9b1ca226a9f", "tf1", "no"),
+    Unit("jackonell+mtcnn_tf_python", "github", "jackonell/mtcnn_tf_python",
+         "9945e1d9909d4d9ac61335c52c6d521f2d7f417b", "tf1", "no"),
+    Unit("Johswald+Bayesian-FlowNet", "github", "Johswald/Bayesian-FlowNet",
+         "31a2ac29875866c299a5750c4bf47ef56cf09778", "tf1", "no"),
+    Unit("jostosh+capsnet", "github", "jostosh/capsnet",
+         "8f7a99bf2bf319ebd87d1e61bf006897efcbad5e", "tf1", "no"),
+    Unit("jsikyoon+adv_attack_capsnet", "github", "jsikyoon/adv_attack_capsnet",
+         "4e95bccab16ff6e893bc753e29c8fbddd8019941", "tf1", "no"),
+    Unit("KhosroBahrami+ObjectDetection_SSD_Tensorflow", "github", "KhosroBahrami/ObjectDetection_SSD_Tensorflow",
+         "c24e776a3e04f0a8368d3b1ad96bbf75fe92ece7", "tf1", "no"),
+    Unit("kilgore92+Context-Encoder", "github", "kilgore92/Context-Encoder",
+         "64e314efe564cbf89538d059ef38c0a5ebcdee58", "tf1", "no"),
+    Unit("LeslieZhoa+tensorflow-YOLO1", "github", "LeslieZhoa/tensorflow-YOLO1",
+         "a56c311939abab1673dc2fecce72fcc7fc118f21", "tf1", "no"),
+    Unit("Liyong8490+DnCNN-tensorflow", "github", "Liyong8490/DnCNN-tensorflow",
+         "6892232c22161cc35421298ab052f80f16b46b86", "tf1", "no"),
+    Unit("mmz33+CapsNet", "github", "mmz33/CapsNet",
+         "1e9fa7921516d98eaab4361b63c489c11aa09629", "tf1", "no"),
+    Unit("nmhkahn+DNCNN-tensorflow", "github", "nmhkahn/DNCNN-tensorflow",
+         "8725c1410463259e74c7ab03f4e6da3c315c64b5", "tf1", "no"),
+    Unit("railsnoob+ssd_tensorflow", "github", "railsnoob/ssd_tensorflow",
+         "e18b8a684e3e9c7ef0896063baf2e6351bd2951c", "tf1", "some"),
+    Unit("RuslanKosarev+MTCNN-Tensorflow", "github", "RuslanKosarev/MTCNN-Tensorflow",
+         "fc4e661699623dd5bf2db26e3c0e0e77f8ee9f3e", "tf1", "no", notebooks=True),
+    Unit("SlipknotTN+Dogs-Vs-Cats-Playground", "github", "SlipknotTN/Dogs-Vs-Cats-Playground",
+         "3b43651f0b93a28222a85ad4da2f2e2436f0bfbf", "tf1", "no"),
+    Unit("sMedX+FaceNet", "github", "sMedX/FaceNet",
+         "2a86255bded9da94031488b41250a6cef703e05b", "mixed", "no"),
+    Unit("ThomasTracy+SSD_tensorflow", "github", "ThomasTracy/SSD_tensorflow",
+         "798110c086e1a8d2cfcd2778796dc4c662312b45", "tf1", "no"),
+    Unit("wbhu+DnCNN-tensorflow", "github", "wbhu/DnCNN-tensorflow",
+         "3c113f5620bb5abe45e03f07ae27e9dbe6ec1a79", "tf1", "some"),
+    Unit("wtjiang98+my_yolo_tensorflow", "github", "wtjiang98/my_yolo_tensorflow",
+         "34d345507a3bb929e81c1a3e285be0a02797e722", "tf1", "no"),
+    Unit("YeongHyeon+Context-Encoder", "github", "YeongHyeon/Context-Encoder",
+         "30efe975a8970dca0dfa70c09c889efadf7c9c09", "tf1", "no"),
+    Unit("YeongHyeon+Super-Resolution_CNN", "github", "YeongHyeon/Super-Resolution_CNN",
+         "2458201b9938e3ef247417d666eb7f42dde665d7", "tf1", "no"),
+    Unit("yhyu13+CapsNet-Gravitational-Lensing", "github", "yhyu13/CapsNet-Gravitational-Lensing",
+         "0acdf234c92d6a5134277ca94d77460b7768545c", "tf1", "no"),
+    Unit("yu-jingrui+modular_SSD_tensorflow", "github", "yu-jingrui/modular_SSD_tensorflow",
+         "664e7d89c56a62273571cd23fa57af56135aee6b", "tf1", "no"),
+    Unit("zhilihua+MTCNN-tensorflow1.9", "github", "zhilihua/MTCNN-tensorflow1.9",
+         "77f869255aff247640260fcec12aaac65ef29f88", "tf1", "no"),
+    Unit("zx-+CapsNet", "github", "zx-/CapsNet",
+         "9fed4c506790a6a6e89e4171a012739e77ebed0d", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -2053,9 +2130,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # in round 16, UNITS[336:354] in round 17, UNITS[354:385] in round 18, UNITS[385:419] in round 19,
 # UNITS[419:476] in round 20, UNITS[476:536] in round 21, UNITS[536:614] in round 22, UNITS[614:714]
 # in round 23, UNITS[714:776] in round 24, UNITS[776:808] in round 25, UNITS[808:850] in round 26,
-# UNITS[850:885] in round 27, UNITS[885:918] in round 28, UNITS[918:971] in round 29 and UNITS[971:1016]
-# in round 30; ROUND5 ... ROUND30 select a round's units for a measurement on them alone (heldout.py
-# --units round5 ... round30).
+# UNITS[850:885] in round 27, UNITS[885:918] in round 28, UNITS[918:971] in round 29, UNITS[971:1016]
+# in round 30 and UNITS[1016:1054] in round 31; ROUND5 ... ROUND31 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round31).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -2082,3 +2159,4 @@ ROUND27 = frozenset(unit.name for unit in UNITS[850:885])
 ROUND28 = frozenset(unit.name for unit in UNITS[885:918])
 ROUND29 = frozenset(unit.name for unit in UNITS[918:971])
 ROUND30 = frozenset(unit.name for unit in UNITS[971:1016])
+ROUND31 = frozenset(unit.name for unit in UNITS[1016:1054])
