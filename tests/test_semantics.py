@@ -4,6 +4,7 @@ import textwrap
 import libcst as cst
 import pytest
 
+from tflint_effective.analysis.tf_api import TF1_ONLY
 from tflint_effective.engine.analyse import analyse
 from tflint_effective.levels import MODES
 from tflint_effective.rule import Rule
@@ -94,6 +95,8 @@ MODE_CASES = [
     (TF + "y = tf.contrib.layers.flatten(x)\nprobe(1)\n", ["G"]),
     (TF + "probe(tf.log(x))\n", ["G"]),
     (TF + "probe(tf.random_normal([2]))\n", ["G"]),
+    (TF + "y = tf.squared_difference(a, b) * tf.rsqrt(v)\nprobe(1)\n", ["G"]),
+    (TF + "y = tf.math.squared_difference(a, b) * tf.math.rsqrt(v)\nprobe(1)\n", ["E"]),
     (TF + "opt = tf.train.AdamOptimizer(0.1)\nprobe(1)\n", ["G"]),
     # TF2 names that share a prefix with TF1 ones stay eager
     (TF + "ckpt = tf.train.Checkpoint()\nprobe(tf.math.log(x))\n", ["E"]),
@@ -178,6 +181,7 @@ TENSOR_CASES = [
     # across function boundaries: private and nested functions take what every call passes
     (TF + "def _f(x):\n    probe(x)\n_f(tf.ones([2]))\n_f(y=None, x=tf.zeros([3]))\n", [True]),
     (TF + "def _f(x):\n    probe(x)\n_f(tf.ones([2]))\n_f(3)\n", [False]),
+    (TF + "probe(tf.nn.nest.is_sequence(x))\nprobe(tf.contrib.framework.nest.flatten(x))\n", [False, False]),
     (TF + "def _f(x):\n    probe(x)\n_f(tf.ones([2]))\nhandlers = [_f]\n", [False]),  # escapes: callers unseen
     (TF + "def _f(x):\n    probe(x)\n", [False]),  # no call in sight
     (TF + "def outer():\n    def inner(x):\n        probe(x)\n    return inner(tf.ones([2]))\n", [True]),
@@ -467,3 +471,12 @@ CLASS = TF + "class A:\n    def __init__(self, x):\n        self.p = tf.nn.softm
 ])
 def test_instance_attributes(source, expected):
     assert tensors(source) == expected
+
+
+def test_tf1_only_names_are_in_tf1s_root_and_not_in_tf2s(tf):
+    def has(module, path):
+        for part in path.split("."):
+            module = getattr(module, part, None)
+        return module is not None
+
+    assert sorted(p for p in TF1_ONLY if not has(tf.compat.v1, p) or has(tf, p)) == []

@@ -156,3 +156,19 @@ def test_static_checks_need_no_wiring():
               "tf.assert_type(x, tf.float32)\ntf.assert_rank(x, 1)\ntf.debugging.assert_scalar(x)\n"
               "tf.assert_positive(x)\n")
     assert findings(source, select=["TFE311"]) == [(6, 1, "TFE311")]
+
+
+def test_comparisons_of_static_shapes_and_numbers_need_no_wiring():
+    source = ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float32, [2, 3])\nn = x.get_shape()[0]\n"
+              "tf.assert_equal(x.get_shape(), y.get_shape())\ntf.assert_equal(x.shape[1].value, 3)\n"
+              "tf.assert_less(n, 4)\ntf.assert_equal(x.get_shape().as_list(), [2, 3])\n"
+              "tf.assert_equal(tf.shape(x)[0], 2)\ntf.assert_equal(x.shape[1], y)\n")
+    assert findings(source, select=["TFE311"]) == [(8, 1, "TFE311"), (9, 1, "TFE311")]
+
+
+def test_tensorflow_compares_static_values_while_building_the_graph(tf):
+    with tf.Graph().as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [2, 3])
+        tf.compat.v1.assert_equal(x.get_shape()[1], 3)  # holds: nothing raised
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.compat.v1.assert_equal(x.get_shape()[0], x.get_shape()[1])

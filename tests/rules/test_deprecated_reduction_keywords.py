@@ -126,7 +126,8 @@ def test_moments_keep_dims_is_reported_without_a_fix(call, column):
 
 
 @pytest.mark.parametrize("tf1_call", ["sess = tf.Session()\n", "x = tf.placeholder(tf.float32)\n",
-                                      "with tf.variable_scope('bn'):\n    pass\n"])
+                                      "with tf.variable_scope('bn'):\n    pass\n", "tf.enable_eager_execution()\n",
+                                      "y = tf.squared_difference(a, b)\n"])
 def test_moments_keep_dims_in_tf1_code_is_info(tf1_call):
     from tflint_effective.engine.lint import lint_source
 

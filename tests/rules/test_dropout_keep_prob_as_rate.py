@@ -79,6 +79,8 @@ def test_other_spellings_and_evidence(source, expected):
     # TF 1.x-only names spelled at the root: TF1 code, even with a GradientTape
     "import tensorflow as tf\nx = tf.placeholder(tf.float32)\ndef f(keep_prob):\n"
     "    with tf.GradientTape():\n        return tf.nn.dropout(x, keep_prob)\n",
+    "import tensorflow as tf\nclass Normed(tf.keras.layers.Wrapper):\n    def call(self, x):\n"
+    "        x = x * tf.rsqrt(self.variance)\n        return tf.nn.dropout(x, keep_prob=1.0 - self.rate)\n",
     # not TensorFlow
     "import tensorflow as tf\nimport torch\n@tf.function\ndef f(x, keep_prob):\n"
     "    return torch.nn.functional.dropout(x, keep_prob)\n",

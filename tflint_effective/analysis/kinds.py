@@ -27,6 +27,8 @@ def returns_tensor(name: TFName) -> bool:
     path = name.path
     if not path or path in NOT_TENSOR or path.startswith(NOT_TENSOR_PREFIXES):
         return False
+    if ".nest." in f".{path}":  # Python structures and booleans, wherever ``nest`` is exposed (``tf.nn.nest``)
+        return False
     if "." in path and path.split(".", 1)[0] not in TENSOR_MODULES:
         return False
     leaf = name.leaf

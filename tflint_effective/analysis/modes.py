@@ -190,6 +190,7 @@ class Modes:
             return
         if name.path in EAGER_SIGNALS:
             self.eager_signal = True
+            self.tf1_api = self.tf1_api or name.compat is None  # TF 2's root has no such switch
         elif _is_graph_signal(name):
             # A TF 1.x-only name at the root means TF1 code everywhere in the module; the same
             # API through ``compat.v1`` in TF2 code is kept for compatibility: its function only.

@@ -23,7 +23,9 @@ decision about the program.
 
 Known problems: static checks (``assert_type``, ``assert_rank*``, ``assert_scalar``...)
 are not reported: TensorFlow makes them while the graph is built when the dtype or shape
-is known (a rank known only at run time is missed).  A check stored in a container or an
+is known (a rank known only at run time is missed).  Nor are comparisons of static shapes
+and numbers (``assert_equal(x.get_shape()[1], 3)``): TensorFlow checks them while building
+the graph, and raises there if they differ.  A check stored in a container or an
 attribute, or returned
 from a helper, counts as used even if the caller drops it; a module-level
 check that only another module imports is reported.  A ``control_dependencies``
@@ -46,6 +48,7 @@ RETURNS_OP = {"Assert", "debugging.Assert", "print"}
 # Checks made while the graph is built whenever the static shape or dtype allows: nothing to wire.
 STATIC_CHECKS = {"assert_type", "assert_same_float_dtype", "assert_proper_iterable", "assert_rank",
                  "assert_rank_at_least", "assert_rank_in", "assert_scalar"}
+STATIC_SHAPES = {"get_shape", "as_list", "num_elements"}  # methods of tensors and static shapes
 WIRE = "wire it with `tf.control_dependencies([...])` or `runtime_checks.with_assertions(tensor, check)`"
 DISCARDED = "`{op}(...)` is discarded: in graph mode nothing depends on it, so it never runs; " + WIRE
 UNUSED = "`{name}` (from `{op}`) is never used, so graph mode prunes it; " + WIRE
@@ -86,9 +89,30 @@ class AssertOpNeverRun(Rule):
             return "copy"
         leaf = name.leaf
         if name.path in RETURNS_OP or (leaf.startswith("assert_") and leaf not in STATIC_CHECKS
-                                       and name.path in (leaf, "debugging." + leaf)):
+                                       and name.path in (leaf, "debugging." + leaf)
+                                       and not self._static_values(node)):
             return "op"
         return None
+
+    def _static_values(self, call: cst.Call) -> bool:
+        """The values an ``assert_*`` compares are known while the graph is built (static shapes,
+        numbers): TensorFlow checks them then, and raises there if they differ."""
+        values = [arg.value for arg in call.args if arg.keyword is None or arg.keyword.value in ("x", "y")]
+        return bool(values) and len(values) <= 2 and all(map(self._static, values))
+
+    def _static(self, expr: cst.BaseExpression) -> bool:
+        if type(expr) is cst.Name:
+            expr = self.context.assigned_value(expr)
+        kind = type(expr)
+        if kind in NUMBERS or kind is cst.Attribute and expr.attr.value == "shape":
+            return True
+        if kind is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in STATIC_SHAPES:
+            return not self.context.tf_call(expr)  # ``x.get_shape()``, not a TensorFlow function
+        if kind is cst.Subscript or kind is cst.Attribute and expr.attr.value == "value":
+            return self._static(expr.value)  # a dimension of a static shape
+        if kind in (cst.List, cst.Tuple):
+            return all(type(e) is cst.Element and self._static(e.value) for e in expr.elements)
+        return False
 
     def _code(self, node: cst.CSTNode) -> str:
         return self.context.module.code_for_node(node)
