@@ -203,20 +203,20 @@ def plugin_rounds(flake8, plugin, cache_dir: Path, env, repeat: int) -> str:
 
 def start_up_rounds(flake8, tfe, temp: Path, env, repeat: int) -> dict:
     """Figures 2 and 3, after one run that stores libcst's compiled dataclass code (as the first
-    run on a machine does, ``engine/startup.py``); and the small file without that code."""
+    run of an install does, ``engine/startup.py``); and the small file without that code."""
+    from tflint_effective.engine.startup import CODE_FILE
+
     (temp / "small_tf.py").write_text(SMALL_TF)
     (temp / "no_tf.py").write_text(NO_TF)
     small = tfe + ["--no-cache", str(temp / "small_tf.py")]
     run(small, env)
-    stored = Path(env["TFLINT_EFFECTIVE_CACHE_DIR"])
     results = rounds({
         "flake8 small TF file": (flake8 + [str(temp / "small_tf.py")], env),
         "check small TF file": (small, env),
         "flake8 file without TF": (flake8 + [str(temp / "no_tf.py")], env),
         "check file without TF": (tfe + ["--no-cache", str(temp / "no_tf.py")], env),
         "check small TF file, no stored code": (small, env),
-    }, repeat, before_each=lambda name: name.endswith("no stored code") and [
-        p.unlink() for p in stored.glob("dataclass-code-*")])
+    }, repeat, before_each=lambda name: name.endswith("no stored code") and CODE_FILE.unlink(missing_ok=True))
     print("  single-file rounds done", file=sys.stderr)
     return results
 
@@ -226,7 +226,7 @@ def start_up_figures(single) -> list:
     cold = paired(single, "check small TF file, no stored code", "flake8 small TF file")
     plain = paired(single, "check file without TF", "flake8 file without TF")
     return [f"2. one small TF file: {small:.2f}x flake8's CPU (target <= 1.5; {cold:.2f}x without the stored "
-            f"dataclass code, as on a machine's first run)",
+            f"dataclass code, as on an install's first run)",
             f"3. one file without TF: {plain:.2f}x flake8's CPU (target <= 1.2)"]
 
 

@@ -10,13 +10,12 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "tflint_effective"
 # Layer -> the layers its modules may import (besides their own).
 ALLOWED = {
     "levels": set(),
-    "user_cache": set(),
     "analysis": {"levels"},
     "rule": {"levels"},
     "rules": {"levels", "rule", "analysis"},
     "registry": {"levels", "rule", "rules"},
-    "engine": {"levels", "rule", "registry", "analysis", "user_cache"},
-    "frontends": {"levels", "rule", "registry", "analysis", "engine", "user_cache", ""},
+    "engine": {"levels", "rule", "registry", "analysis"},
+    "frontends": {"levels", "rule", "registry", "analysis", "engine", ""},
     "runtime_checks": set(),
     "": {"frontends", "engine"},  # __init__ / __main__ / the flake8 shim: lazy entry points
 }

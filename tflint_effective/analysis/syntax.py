@@ -75,7 +75,7 @@ def _admits_only(annotation, trivia: tuple) -> bool:
 
 def inherits(kind, bases: tuple) -> bool:
     """``issubclass`` by the method resolution order: libcst's node bases are ABCs, on which a
-    failed ``issubclass`` walks every subclass (at start-up, a third of a small file's analysis)."""
+    failed ``issubclass`` walks every subclass (tens of milliseconds at start-up)."""
     return isinstance(kind, type) and any(base in kind.__mro__ for base in bases)
 
 

@@ -3,13 +3,14 @@
 libcst's node classes are some 200 dataclasses, and for each CPython writes the source of
 ``__init__``, ``__eq__``, ``__repr__``... and compiles it (``dataclasses`` hands the text to
 ``exec``) every time the module is imported: about half of what ``import libcst`` costs, which
-is most of what checking one small file costs.  Like Python's own ``.pyc`` files, the compiled
-code is kept: one file in the user cache directory maps each generated text to its code object,
-for this Python's bytecode (its magic number).  During the first import of libcst and the
-analysis, ``dataclasses``' ``exec`` gets the stored code instead of the text.  A text not stored
-is compiled as usual and the file is rewritten, atomically, with exactly the texts this import
-used.  An unreadable or damaged file is a miss.  It holds no results, so ``--no-cache`` (which
-is about results) does not turn it off; ``tflint-effective clean`` removes it.
+is most of what checking one small file costs.  Like the package's own ``.pyc`` files, and
+beside them in its ``__pycache__`` (so only who can change the package's code can change this
+code), one file maps each generated text to its code object for this Python's bytecode.  During
+the first import of libcst and the analysis, ``dataclasses``' ``exec`` gets the stored code
+instead of the text.  A text not stored is compiled as usual and the file is rewritten,
+atomically, with exactly the texts this import used; a package folder that cannot be written
+(a system-wide install) keeps nothing.  A damaged file, or one of another bytecode version, is
+a miss.
 """
 from __future__ import annotations
 
@@ -17,17 +18,15 @@ import builtins
 import contextlib
 import dataclasses
 import marshal
+import os
 import sys
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from types import CodeType
 from typing import Dict
 
-from ..user_cache import STARTUP_CODE, directory, write_atomically
-
-
-def code_file() -> Path:
-    return directory() / f"{STARTUP_CODE}{MAGIC_NUMBER.hex()}.marshal"
+CODE_FILE = Path(__file__).resolve().parent.parent / "__pycache__" / (
+    f"libcst_dataclasses.{sys.implementation.cache_tag}.marshal")
 
 
 def compiled_dataclasses():
@@ -35,7 +34,7 @@ def compiled_dataclasses():
     libcst is imported (afterwards there is nothing to build)."""
     if "libcst" in sys.modules or hasattr(dataclasses, "exec"):
         return contextlib.nullcontext()
-    return stored_code(code_file())
+    return stored_code(CODE_FILE)
 
 
 @contextlib.contextmanager
@@ -58,16 +57,35 @@ def stored_code(path: Path):
     finally:
         del dataclasses.exec
     if used.keys() - stored.keys():
-        with contextlib.suppress(OSError):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(path, marshal.dumps(used))
+        _store(path, marshal.dumps((MAGIC_NUMBER, used)))
 
 
 def _load(path: Path) -> Dict[str, CodeType]:
     try:
-        codes = marshal.loads(path.read_bytes())
+        magic, codes = marshal.loads(path.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
         return {}
-    if type(codes) is not dict or not all(type(k) is str and type(v) is CodeType for k, v in codes.items()):
+    if magic != MAGIC_NUMBER or type(codes) is not dict or not all(
+            type(k) is str and type(v) is CodeType for k, v in codes.items()):
         return {}
     return codes
+
+
+def _store(path: Path, data: bytes) -> None:
+    """Write to a temporary file and rename it into place: a reader sees the old file or the new."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temp, path)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if not isinstance(error, Exception):
+            raise

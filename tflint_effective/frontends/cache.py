@@ -36,13 +36,13 @@ import re
 import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import List, Optional, Tuple
 
 from .. import __version__
-from ..user_cache import STARTUP_CODE, directory, write_atomically
 
 FORMAT = 2  # bump when the layout of an entry changes
 MAX_BYTES = 64 * 2 ** 20  # entries of one version, as JSON text
@@ -54,6 +54,19 @@ TAG = "CACHEDIR.TAG"  # marks a directory backup tools may skip, and as ours
 TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
             "# tflint-effective's cache of check results; `tflint-effective clean` removes it.\n")
 USED, PRUNED = ".used", ".pruned"
+
+
+def directory() -> Path:
+    override = os.environ.get("TFLINT_EFFECTIVE_CACHE_DIR")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "tflint-effective"
 
 
 def _stamp(path: Path) -> str:
@@ -158,9 +171,18 @@ class Cache:
             try:
                 self._prepare()
                 target.parent.mkdir(exist_ok=True)
+                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
             except OSError:
                 return
-            write_atomically(target, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                    json.dump(entry, stream, ensure_ascii=False)
+                os.replace(temp, target)
+            except BaseException as error:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+                if not isinstance(error, Exception):
+                    raise
 
     def _prepare(self) -> None:
         """Create this version's directory; the first time, remove unused old versions."""
@@ -261,10 +283,6 @@ def clean(base: Optional[Path] = None) -> Tuple[int, int]:
                     size += os.lstat(os.path.join(dirpath, name)).st_size
         shutil.rmtree(folder, ignore_errors=True)
         count += 1
-    for code in base.glob(f"{STARTUP_CODE}*"):  # compiled start-up code (engine/startup.py)
-        with contextlib.suppress(OSError):
-            size += code.stat().st_size
-            code.unlink()
     with contextlib.suppress(OSError):
         (base / PRUNED).unlink()
     with contextlib.suppress(OSError):
