@@ -6,7 +6,7 @@
     python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-18 together, each with its own sample
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
 
-``--units round5`` (or ``round6`` ... ``round31``) restricts any of them to the units added in that
+``--units round5`` (or ``round6`` ... ``round32``) restricts any of them to the units added in that
 round (``corpus_units.ROUND5`` ... ``ROUND23``), with its own findings file and review directory; the
 default, ``all``, is every unit.
 
