@@ -88,6 +88,7 @@ def test_dataclass_code_is_stored_then_reused_and_a_damaged_file_is_a_miss(tmp_p
         assert repr(third(5)) == "Point(x=5, y=2)"
         assert marshal.loads(path.read_bytes())[1].keys() == stored.keys()  # written again, whole
     assert not hasattr(dataclasses, "exec") and sorted(p.name for p in tmp_path.iterdir()) == ["code.marshal"]
+    assert path.stat().st_mode & 0o777 == 0o644
 
 
 def test_the_first_check_stores_libcst_code_beside_the_package_and_later_ones_only_read_it(tmp_path):

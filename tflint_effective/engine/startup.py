@@ -83,6 +83,7 @@ def _store(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
+        os.chmod(temp, 0o644)  # readable by whoever runs the package, like its .pyc files
         os.replace(temp, path)
     except BaseException as error:
         with contextlib.suppress(OSError):
