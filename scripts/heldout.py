@@ -96,7 +96,7 @@ ALTERED = {"TFE102": {"round5", "round6", "round7", "round8", "round9", *(f"roun
            "TFE311": {"round29"}, "TFE901": {"round29"},
            "TFE402": {"round7", "round12", "round20", "round23", "round29"}, "TFE403": {"round11", "round19", "round20", "round21", "round22"},
            "TFE404": {"round8", "round11", "round12", "round15", "round16"},
-           "TFE601": {"round5", "round6", "round7", "round12", "round15", "round20", "round21"},
+           "TFE601": {"round5", "round6", "round7", "round12", "round15", "round20", "round21", "round32"},
            "TFE602": {"round7", "round17", "round20", "round23", "round27"}, "TFE702": {"round10"}}
 
 

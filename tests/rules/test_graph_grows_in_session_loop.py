@@ -66,6 +66,12 @@ def lint(source):
           "    sess.run(tf.image.decode_jpeg(tf.io.read_file(f)))\n", [(6, 14, "TFE601")]),
     (V1 + "from tqdm import tqdm\nsess = tf.Session()\nfor i, b in tqdm(enumerate(range(steps))):\n"
           "    sess.run(tf.one_hot(i, 10))\n", [(5, 14, "TFE601")]),
+    # a session per run: what is built per step of it still grows its graph
+    (V1 + "for run in range(num_runs):\n    with tf.Session() as sess:\n        for i in range(steps):\n"
+          "            sess.run(tf.argmax(y, 1))\n", [(5, 22, "TFE601")]),
+    # a session per iteration that runs no loop of steps: the loop goes over steps
+    (V1 + "for i in range(steps):\n    with tf.Session() as sess:\n        sess.run(tf.argmax(y, 1))\n",
+     [(4, 18, "TFE601")]),
 ])
 def test_findings(source, expected):
     assert lint(source) == expected
@@ -128,6 +134,13 @@ def test_findings(source, expected):
     V1 + "sess = tf.Session()\nfor lr in [0.1, 0.01]:\n    step = tf.train.AdamOptimizer(lr).minimize(loss)\n"
          "    sess.run(tf.global_variables_initializer())\n    for i in range(steps):\n        sess.run(step)\n",
     V1 + "for i in range(steps):\n    estimator.train(input_fn, steps=10)\n",
+    # a session of its own per iteration: a loop over training runs, each building its model
+    V1 + "for run in range(num_runs):\n    init = tf.global_variables_initializer()\n    saver = tf.train.Saver()\n"
+         "    with tf.Session() as sess:\n        sess.run(init)\n        for i in range(steps):\n"
+         "            sess.run(train_op)\n        print(sess.run(tf.argmax(y, 1)))\n",
+    V1 + "n = 0\nwhile n < digits:\n    with tf.variable_scope('d%d' % n):\n        y = tf.layers.dense(x, 3)\n"
+         "        sess = tf.Session()\n        sess.run(tf.global_variables_initializer())\n"
+         "        while not done(sess):\n            sess.run(train_op)\n        n += 1\n",
     # tf.get_variable may reuse; Keras layers, methods of unknown objects
     SESSION + "    for i in range(steps):\n        v = tf.get_variable('v', [1], reuse=tf.AUTO_REUSE)\n"
               "        layer = tf.keras.layers.Dense(3)\n        sess.run(model.predict(x))\n",

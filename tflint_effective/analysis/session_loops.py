@@ -172,6 +172,30 @@ class SessionLoops:
                 for node in walk(body))
         return self._runs[key]
 
+    def over_runs(self, loop: cst.CSTNode, scope: Scope) -> bool:
+        """Each iteration of ``loop`` opens a session of its own and runs a loop of steps in it: it
+        goes over training runs (models, folds, restarts), not over the steps of one session."""
+        return self._opens_session(loop, scope) and any(
+            type(node) in (cst.For, cst.While) and self.loop_runs_session(node, scope) for node in walk(loop.body))
+
+    def _opens_session(self, block: cst.CSTNode, scope: Scope) -> bool:
+        """A session opened whenever ``block`` (a loop, a ``with`` or ``try`` in it) runs:
+        ``with tf.Session() as sess:`` or ``sess = tf.Session()`` among its statements."""
+        for statement in statements(block):
+            kind = type(statement)
+            if kind is cst.With and any(self._new_session(item.item, scope) for item in statement.items):
+                return True
+            if kind is cst.SimpleStatementLine and any(
+                    type(small) is cst.Assign and self._new_session(small.value, scope) for small in statement.body):
+                return True
+            if kind in (cst.With, cst.Try) and self._opens_session(statement, scope):
+                return True
+        return False
+
+    def _new_session(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+        name = self.api(expr.func, scope) if type(expr) is cst.Call else None
+        return name is not None and name.path in SESSIONS and name.path != "get_default_session"
+
     def _called_does(self, name: str, scope: Scope, depth: int, question) -> bool:
         """``question`` (``loop_runs_session``, ``resets_graph``) holds of the module-local function
         ``name`` calls."""

@@ -37,7 +37,10 @@ the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
 (``variables[i].assign(...)``); a loop that builds some op from its elements
 (``for lr in rates: opt(lr).minimize(loss)``) builds a model per element on
-purpose and is not reported at all.  ``tf.get_variable`` (it may reuse),
+purpose and is not reported at all, nor is a loop each iteration of which opens a session of its
+own and runs a loop of steps in it (``for run in range(num_runs): ...; with tf.Session() as sess:
+for step in ...``): it goes over training runs, models or folds, not over the steps of one
+session; ops built in the loop of steps are reported.  ``tf.get_variable`` (it may reuse),
 ``tf.data``, Keras layers and methods of objects of unknown type are not
 counted as ops.  ``tf.no_op()`` alone (``run_epoch(sess, model, data,
 tf.no_op())``, an idiom of TensorFlow's old PTB tutorial) is info: one empty
@@ -130,8 +133,10 @@ class GraphGrowsInSessionLoop(Rule):
             if isinstance(node, (cst.For, cst.While)) and child is node.body:
                 chain.append(node)
                 if self.loops.loop_runs_session(node, scope):
-                    # asked last (few loops run a session): a loop that resets the graph builds anew
-                    if self._few_copies(ancestors) or any(self.loops.resets_graph(loop, scope) for loop in chain):
+                    # asked last (few loops run a session): a loop that resets the graph builds anew,
+                    # one that trains in a session of its own per iteration goes over runs, not steps
+                    if self._few_copies(ancestors) or self.loops.over_runs(node, scope) or any(
+                            self.loops.resets_graph(loop, scope) for loop in chain):
                         return []
                     return chain
         return []
