@@ -106,3 +106,16 @@ def test_the_first_check_stores_libcst_code_beside_the_package_and_later_ones_on
     assert runs[0][:2] == runs[1][:2] == (1, runs[0][1]) and "m.py:2:5: TFE103" in runs[0][1]
     assert runs[0][2] == runs[1][2]  # the second run compiled nothing new
     assert not (tmp_path / "cache").exists()  # --no-cache: no results kept
+
+
+def test_the_command_skips_the_teardown_but_keeps_all_its_output_and_status(tmp_path):
+    for i in range(40):
+        (tmp_path / f"m{i}.py").write_text("import tensorflow as tf\nx = tf.squeeze(tf.keras.layers.Dense(1)(y))\n")
+    args = ["check", "--isolated", "--no-cache", "--format", "json", "."]
+    env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(tmp_path / "cache")}
+    ended = subprocess.run([sys.executable, "-m", "tflint_effective", *args], cwd=tmp_path, env=env,
+                           capture_output=True, text=True)
+    torn_down = subprocess.run([sys.executable, "-c", "import sys; from tflint_effective.frontends.cli import main; "
+                                f"sys.exit(main({args!r}))"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (torn_down.returncode, torn_down.stdout, torn_down.stderr)
+    assert ended.returncode == 1 and ended.stdout.count('"TFE103"') == 40

@@ -1,5 +1,3 @@
-import sys
+from .frontends.cli import run
 
-from .frontends.cli import main
-
-sys.exit(main())
+run()

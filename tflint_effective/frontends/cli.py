@@ -339,5 +339,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return ERROR
 
 
+def run() -> None:
+    """The ``tflint-effective`` command: ``main``, then the end of the process without Python's
+    teardown, which frees every module and object one by one (a sixth of the CPU time of checking
+    one small file). By then the output is written, files were replaced atomically and workers
+    were joined; only the standard streams need flushing."""
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (``| head``), a closed stream
+            pass
+    os._exit(status)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()
