@@ -2,6 +2,7 @@
 import json
 import os
 import signal
+import tempfile
 import threading
 import time
 
@@ -129,14 +130,14 @@ def test_an_interrupted_write_leaves_no_entry_and_no_temporary_file(tree, capsys
 
 
 def test_ctrl_c_during_a_write_waits_for_the_whole_entry(tree, capsys, monkeypatch):
-    made = cache.tempfile.mkstemp
+    made = tempfile.mkstemp
 
     def ctrl_c_now(*args, **kwargs):  # the temporary file exists: the worst moment
         found = made(*args, **kwargs)
         os.kill(os.getpid(), signal.SIGINT)
         return found
 
-    monkeypatch.setattr(cache.tempfile, "mkstemp", ctrl_c_now)
+    monkeypatch.setattr(tempfile, "mkstemp", ctrl_c_now)
     idle = threading.Event()
     other = threading.Thread(target=idle.wait, daemon=True)  # the kernel may hand the signal to it
     other.start()

@@ -18,12 +18,13 @@ import builtins
 import contextlib
 import dataclasses
 import marshal
-import os
 import sys
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from types import CodeType
 from typing import Dict
+
+from .atomic import write_atomically
 
 CODE_FILE = Path(__file__).resolve().parent.parent / "__pycache__" / (
     f"libcst_dataclasses.{sys.implementation.cache_tag}.marshal")
@@ -72,21 +73,6 @@ def _load(path: Path) -> Dict[str, CodeType]:
 
 
 def _store(path: Path, data: bytes) -> None:
-    """Write to a temporary file and rename it into place: a reader sees the old file or the new."""
-    import tempfile
-
-    try:
+    with contextlib.suppress(OSError):  # a read-only install keeps nothing
         path.parent.mkdir(exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.chmod(temp, 0o644)  # readable by whoever runs the package, like its .pyc files
-        os.replace(temp, path)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        if not isinstance(error, Exception):
-            raise
+        write_atomically(path, data, mode=0o644)  # readable by whoever runs the package, like its .pyc files

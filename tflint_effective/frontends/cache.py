@@ -36,13 +36,13 @@ import re
 import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import List, Optional, Tuple
 
 from .. import __version__
+from ..engine.atomic import write_atomically
 
 FORMAT = 2  # bump when the layout of an entry changes
 MAX_BYTES = 64 * 2 ** 20  # entries of one version, as JSON text
@@ -171,18 +171,9 @@ class Cache:
             try:
                 self._prepare()
                 target.parent.mkdir(exist_ok=True)
-                handle, temp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
-            except OSError:
+                write_atomically(target, json.dumps(entry, ensure_ascii=False).encode("utf-8"))
+            except Exception:  # a cache that cannot be written is not used
                 return
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    json.dump(entry, stream, ensure_ascii=False)
-                os.replace(temp, target)
-            except BaseException as error:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                if not isinstance(error, Exception):
-                    raise
 
     def _prepare(self) -> None:
         """Create this version's directory; the first time, remove unused old versions."""
