@@ -162,8 +162,10 @@ def test_comparisons_of_static_shapes_and_numbers_need_no_wiring():
     source = ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float32, [2, 3])\nn = x.get_shape()[0]\n"
               "tf.assert_equal(x.get_shape(), y.get_shape())\ntf.assert_equal(x.shape[1].value, 3)\n"
               "tf.assert_less(n, 4)\ntf.assert_equal(x.get_shape().as_list(), [2, 3])\n"
-              "tf.assert_equal(tf.shape(x)[0], 2)\ntf.assert_equal(x.shape[1], y)\n")
-    assert findings(source, select=["TFE311"]) == [(8, 1, "TFE311"), (9, 1, "TFE311")]
+              "tf.assert_equal(tf.shape(x)[0], 2)\ntf.assert_equal(x.shape[1], y)\n"
+              "tf.assert_equal(x.shape[0], 2, [x], message='rows')\ntf.assert_positive(n, [n])\n"
+              "m = m[0]\ntf.assert_positive(m)\n")
+    assert findings(source, select=["TFE311"]) == [(8, 1, "TFE311"), (9, 1, "TFE311"), (13, 1, "TFE311")]
 
 
 def test_tensorflow_compares_static_values_while_building_the_graph(tf):

@@ -49,6 +49,8 @@ RETURNS_OP = {"Assert", "debugging.Assert", "print"}
 STATIC_CHECKS = {"assert_type", "assert_same_float_dtype", "assert_proper_iterable", "assert_rank",
                  "assert_rank_at_least", "assert_rank_in", "assert_scalar"}
 STATIC_SHAPES = {"get_shape", "as_list", "num_elements"}  # methods of tensors and static shapes
+COMPARISONS = {"assert_equal", "assert_none_equal", "assert_less", "assert_less_equal", "assert_greater",
+               "assert_greater_equal", "assert_near"}  # the checks of x against y
 WIRE = "wire it with `tf.control_dependencies([...])` or `runtime_checks.with_assertions(tensor, check)`"
 DISCARDED = "`{op}(...)` is discarded: in graph mode nothing depends on it, so it never runs; " + WIRE
 UNUSED = "`{name}` (from `{op}`) is never used, so graph mode prunes it; " + WIRE
@@ -90,18 +92,20 @@ class AssertOpNeverRun(Rule):
         leaf = name.leaf
         if name.path in RETURNS_OP or (leaf.startswith("assert_") and leaf not in STATIC_CHECKS
                                        and name.path in (leaf, "debugging." + leaf)
-                                       and not self._static_values(node)):
+                                       and not self._static_values(node, leaf)):
             return "op"
         return None
 
-    def _static_values(self, call: cst.Call) -> bool:
-        """The values an ``assert_*`` compares are known while the graph is built (static shapes,
-        numbers): TensorFlow checks them then, and raises there if they differ."""
-        values = [arg.value for arg in call.args if arg.keyword is None or arg.keyword.value in ("x", "y")]
-        return bool(values) and len(values) <= 2 and all(map(self._static, values))
+    def _static_values(self, call: cst.Call, leaf: str) -> bool:
+        """The values an ``assert_*`` checks are known while the graph is built (static shapes,
+        numbers): TensorFlow checks them then, and raises there if they fail."""
+        names = ("x", "y") if leaf in COMPARISONS else ("x",)
+        values = [arg.value for arg in call.args[:len(names)] if arg.keyword is None]
+        values += [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in names]
+        return len(values) == len(names) and all(self._static(value, 0) for value in values)
 
-    def _static(self, expr: cst.BaseExpression) -> bool:
-        if type(expr) is cst.Name:
+    def _static(self, expr: cst.BaseExpression, depth: int) -> bool:
+        if type(expr) is cst.Name and depth < 5:
             expr = self.context.assigned_value(expr)
         kind = type(expr)
         if kind in NUMBERS or kind is cst.Attribute and expr.attr.value == "shape":
@@ -109,9 +113,9 @@ class AssertOpNeverRun(Rule):
         if kind is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value in STATIC_SHAPES:
             return not self.context.tf_call(expr)  # ``x.get_shape()``, not a TensorFlow function
         if kind is cst.Subscript or kind is cst.Attribute and expr.attr.value == "value":
-            return self._static(expr.value)  # a dimension of a static shape
+            return self._static(expr.value, depth + 1)  # a dimension of a static shape
         if kind in (cst.List, cst.Tuple):
-            return all(type(e) is cst.Element and self._static(e.value) for e in expr.elements)
+            return all(type(e) is cst.Element and self._static(e.value, depth + 1) for e in expr.elements)
         return False
 
     def _code(self, node: cst.CSTNode) -> str:
