@@ -6,6 +6,7 @@ import subprocess
 import sys
 import types
 from importlib.util import MAGIC_NUMBER
+from pathlib import Path
 
 import pytest
 
@@ -92,12 +93,14 @@ def test_dataclass_code_is_stored_then_reused_and_a_damaged_file_is_a_miss(tmp_p
 
 
 def test_the_first_check_stores_libcst_code_beside_the_package_and_later_ones_only_read_it(tmp_path):
-    code = startup.CODE_FILE
+    (tmp_path / "m.py").write_text("import tensorflow as tf\nx = tf.squeeze(tf.keras.layers.Dense(1)(y))\n")
+    env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(tmp_path / "cache")}
+    where = subprocess.run([sys.executable, "-c", "from tflint_effective.engine.startup import CODE_FILE; "
+                            "print(CODE_FILE)"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    code = Path(where.stdout.strip())  # the package the command runs: installed, or this checkout
     if not os.access(code.parent.parent, os.W_OK):
         pytest.skip("the installed package's folder is read-only: nothing is stored")
     code.unlink(missing_ok=True)
-    (tmp_path / "m.py").write_text("import tensorflow as tf\nx = tf.squeeze(tf.keras.layers.Dense(1)(y))\n")
-    env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(tmp_path / "cache")}
     runs = []
     for _ in range(2):
         done = subprocess.run([sys.executable, "-m", "tflint_effective", "check", "--isolated", "--no-cache", "m.py"],
