@@ -44,11 +44,15 @@ from ..registry import all_rules
 
 @functools.lru_cache(maxsize=None)
 def _load_engine():
-    """Load libcst, the engine and the rules once, then freeze what is alive."""
-    from ..engine import analyse  # noqa: F401
+    """Load libcst (from its stored compiled code, ``engine/startup.py``), the engine and the
+    rules once, then freeze what is alive."""
+    from ..engine.startup import compiled_dataclasses
     from ..engine.threads import on_deep_stack
 
-    all_rules()
+    with compiled_dataclasses():
+        from ..engine import analyse  # noqa: F401
+
+        all_rules()
     gc.freeze()
     return on_deep_stack
 
