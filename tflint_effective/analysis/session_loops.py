@@ -28,6 +28,7 @@ STEP_SOURCES = {"os.listdir", "glob.glob", "glob.iglob", "itertools.count", "six
                 "six.moves.xrange", "tqdm.trange", "tqdm.auto.trange"}
 WRAPPERS = {"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"}
 TF_FILE_LISTS = ("Glob", "glob", "listdir", "ListDirectory")
+NEW_SESSIONS = SESSIONS - {"get_default_session"}  # calls that open a session, not find one
 
 
 def statements(node: cst.CSTNode) -> List[cst.CSTNode]:
@@ -130,9 +131,9 @@ class SessionLoops:
             return False
         return len(values) == 1 and self._is_session(values[0], scope)
 
-    def _is_session(self, expr: cst.BaseExpression, scope: Scope) -> bool:
+    def _is_session(self, expr: cst.BaseExpression, scope: Scope, kinds=SESSIONS) -> bool:
         name = self.api(expr.func, scope) if isinstance(expr, cst.Call) else None
-        return name is not None and name.path in SESSIONS
+        return name is not None and name.path in kinds
 
     def runs_session(self, call: cst.Call, scope: Scope) -> bool:
         """``sess.run(...)`` / ``tensor.eval()`` / ``op.run()`` on a receiver known to run a graph."""
@@ -183,18 +184,15 @@ class SessionLoops:
         ``with tf.Session() as sess:`` or ``sess = tf.Session()`` among its statements."""
         for statement in statements(block):
             kind = type(statement)
-            if kind is cst.With and any(self._new_session(item.item, scope) for item in statement.items):
+            if kind is cst.With and any(self._is_session(item.item, scope, NEW_SESSIONS) for item in statement.items):
                 return True
             if kind is cst.SimpleStatementLine and any(
-                    type(small) is cst.Assign and self._new_session(small.value, scope) for small in statement.body):
+                    type(small) is cst.Assign and self._is_session(small.value, scope, NEW_SESSIONS)
+                    for small in statement.body):
                 return True
             if kind in (cst.With, cst.Try) and self._opens_session(statement, scope):
                 return True
         return False
-
-    def _new_session(self, expr: cst.BaseExpression, scope: Scope) -> bool:
-        name = self.api(expr.func, scope) if type(expr) is cst.Call else None
-        return name is not None and name.path in SESSIONS and name.path != "get_default_session"
 
     def _called_does(self, name: str, scope: Scope, depth: int, question) -> bool:
         """``question`` (``loop_runs_session``, ``resets_graph``) holds of the module-local function
