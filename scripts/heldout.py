@@ -95,9 +95,11 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 ALTERED = {"TFE102": {"round5", "round6", "round7", "round8", "round9", *(f"round{n}" for n in range(11, 27)), "round29"},
            "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18", "round24", "round29"},
            "TFE311": {"round29"}, "TFE901": {"round29"},
-           "TFE402": {"round7", "round12", "round20", "round23", "round29"}, "TFE403": {"round11", "round19", "round20", "round21", "round22"},
-           "TFE404": {"round8", "round11", "round12", "round15", "round16"},
-           "TFE601": {"round5", "round6", "round7", "round12", "round15", "round20", "round21", "round32"},
+           "TFE402": {"round7", "round12", "round20", "round23", "round29", "round33"},
+           "TFE403": {"round11", "round19", "round20", "round21", "round22", "round33"},
+           "TFE404": {"round5", "round8", "round11", "round12", "round15", "round16", "round20", "round32", "round33"},
+           "TFE601": {"round5", "round6", "round7", "round12", "round15", "round17", "round20", "round21", "round26",
+                      "round27", "round32", "round33"},
            "TFE602": {"round7", "round17", "round20", "round23", "round27"}, "TFE702": {"round10"}}
 
 

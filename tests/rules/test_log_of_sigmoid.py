@@ -125,3 +125,44 @@ def test_fixture_sigmoid_layers_are_minus_inf_where_log_sigmoid_is_exact(tf):
     corrected = good.keras_layers(tf.constant(good.LOGITS))
     np.testing.assert_allclose(corrected["log_p"].numpy()[0, 0], -200.0)
     np.testing.assert_allclose(corrected["log_not_p"].numpy()[3, 0], -20.0, rtol=1e-6)
+
+
+TOY_DEMO = """\
+    import numpy as np
+    import tensorflow.compat.v1 as tf
+    x_data = [[0, 0], [0, 1], [1, 0], [1, 1]]
+    x_data = np.array(x_data, dtype=np.float32)
+    xy = np.array([[0, 0, 0], [1, 1, 1]])
+    X = tf.placeholder(tf.float32, [None, 2])
+    Y = tf.placeholder(tf.float32, [None, 1])
+    h = tf.sigmoid(tf.matmul(X, tf.Variable(tf.zeros([2, 1]))))
+    cost = -tf.reduce_mean(Y * tf.log(h) + (1 - Y) * tf.log(1 - h))
+    with tf.Session() as sess:
+        for step in range(10001):
+            sess.run(cost, feed_dict={X: x_data, Y: [[0], [1], [1], [0]]})
+        sess.run(cost, {X: xy[:, :-1], Y: xy[:, -1:], rate: -0.5, training: False})
+        print(h.eval({X: x_data}))
+"""
+
+
+def test_a_demo_fed_only_a_few_numbers_written_in_it_is_info():
+    assert [(d.line, d.col, d.severity) for d in lint_source(dedent(TOY_DEMO), select=TFE404)] == [
+        (9, 27, "info"), (9, 49, "info")]
+
+
+@pytest.mark.parametrize("feed", [
+    "h.eval({X: load()})",  # data from elsewhere
+    "h.eval(feed_dict=batch)",  # a feed that is no dict literal
+    "h.eval({X: np.zeros([1000, 2])})",
+    "h.eval({X: [[float(i), 0.0] for i in range(4)]})",
+    "h.eval({X: [[0.0, 0.0]] * 60})",
+    "h.eval({X: " + repr([[0.5, 0.5]] * 51) + "})",  # more than a handful of numbers
+])
+def test_a_feed_of_anything_else_keeps_the_error(feed):
+    source = dedent(TOY_DEMO).replace("h.eval({X: x_data})", feed)
+    assert [d.severity for d in lint_source(source, select=TFE404)] == ["error", "error"]
+
+
+def test_a_module_that_feeds_nothing_keeps_the_error():
+    source = dedent(TOY_DEMO).split("with tf.Session()")[0]
+    assert [d.severity for d in lint_source(source, select=TFE404)] == ["error", "error"]

@@ -87,6 +87,8 @@ def test_a_guarded_log_is_info(source, severity):
     # logits written out as numbers at most 15 apart (a demo on constants): nothing underflows
     "import tensorflow as tf\nz = tf.constant([[1.0, 2.0, 3.0], [-2, 0, 12.5]])\ny = tf.math.log(tf.nn.softmax(z))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.nn.softmax([0.5, 1.5]))\n",
+    "import numpy as np\nimport tensorflow as tf\noutput = np.array([[1.0, 2.0, 3.0]])\n"
+    "z = tf.convert_to_tensor(output, dtype=tf.float32)\ny = tf.math.log(tf.nn.softmax(z))\n",
     # only sampled from: a sampler takes log-probabilities, -inf is a zero weight, no gradient flows
     "import tensorflow as tf\ny = tf.random.categorical(tf.math.log(tf.nn.softmax(x)), 1)\n",
     "import tensorflow.compat.v1 as tf\ndef step(o):\n    log_p = tf.log(tf.nn.softmax(o))\n"
@@ -103,10 +105,11 @@ def test_a_log_also_used_otherwise_than_sampled_from_is_reported(uses):
     assert findings(source, TFE402) == [(3, 13, "TFE402")]
 
 
-@pytest.mark.parametrize("logits", ["tf.constant([0.0, 100.0])", "tf.constant([1.0, 2.0]) * w", "[1.0, x]"])
+@pytest.mark.parametrize("logits", ["tf.constant([0.0, 100.0])", "tf.constant([1.0, 2.0]) * w", "[1.0, x]",
+                                    "tf.constant(np.array([[0.0, 100.0]]))", "tf.constant(np.zeros([2, 3]))"])
 def test_constant_logits_far_apart_or_not_all_numbers_are_reported(logits):
-    source = f"import tensorflow as tf\ny = tf.math.log(tf.nn.softmax({logits}))\n"
-    assert findings(source, TFE402) == [(2, 5, "TFE402")]
+    source = f"import numpy as np\nimport tensorflow as tf\ny = tf.math.log(tf.nn.softmax({logits}))\n"
+    assert findings(source, TFE402) == [(3, 5, "TFE402")]
 
 
 def test_fixture_log_of_softmax_is_minus_inf_with_nan_gradients(tf):

@@ -120,13 +120,13 @@ def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
     a list (also through names bound once to them)."""
     if type(iterable) is cst.Name:
         iterable = context.assigned_value(iterable) or iterable
-    if type(iterable) is cst.Call and context.qualname(iterable.func) in _NUMPY_ARRAYS and iterable.args \
+    if type(iterable) is cst.Call and context.qualname(iterable.func) in NUMPY_ARRAYS and iterable.args \
             and iterable.args[0].keyword is None and not iterable.args[0].star:
         iterable = iterable.args[0].value  # iterating an array runs over its first dimension
     if type(iterable) in (cst.List, cst.Tuple):
         elements = iterable.elements
         return None if any(type(element) is cst.StarredElement for element in elements) else len(elements)
-    bounds = [_literal_int(context, bound) for bound in range_arguments(context, iterable) or ()]
+    bounds = [literal_int(context, bound) for bound in range_arguments(context, iterable) or ()]
     if not bounds or len(bounds) > 3 or None in bounds:
         return None
     try:
@@ -135,10 +135,10 @@ def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
         return None
 
 
-_NUMPY_ARRAYS = {"numpy.array", "numpy.asarray"}
+NUMPY_ARRAYS = {"numpy.array", "numpy.asarray"}
 
 
-def _literal_int(context, expr: cst.BaseExpression) -> Optional[int]:
+def literal_int(context, expr: cst.BaseExpression) -> Optional[int]:
     """``5``, ``len([a, b])``, or a name bound once to one of them."""
     if type(expr) is cst.Name:
         expr = context.assigned_value(expr) or expr

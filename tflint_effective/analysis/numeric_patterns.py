@@ -12,6 +12,7 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 import libcst as cst
 
 from .keras_models import keras_path
+from .loops import NUMPY_ARRAYS
 from .names import Assigned, Import
 from .tf_api import (ACTIVATED_LAYER_CLASSES, ACTIVATED_LAYER_FUNCTIONS, KERAS_ACTIVATIONS, LOG,
                      REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, with_math)
@@ -315,6 +316,10 @@ def _close_constants(context, softmax: cst.Call) -> bool:
     logits = operand(softmax)
     constant = produced_by(context, logits, CONSTANTS) if logits is not None else None
     value = operand(constant.call) if constant is not None else through_name(context, logits)[0]
+    if type(value) is cst.Name:  # ``tf.constant(output)`` with ``output = np.array([[1.0, 2.0]])``
+        value = through_name(context, value)[0]
+    if type(value) is cst.Call and context.qualname(value.func) in NUMPY_ARRAYS:
+        value = operand(value)
     numbers = literal_numbers(value) if value is not None else None
     return bool(numbers) and max(numbers) - min(numbers) <= SAFE_SPREAD
 

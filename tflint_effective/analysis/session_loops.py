@@ -12,6 +12,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from .kinds import returns_tensor
+from .loops import literal_int
 from .names import FUNCTION_LIKE, OTHER, Assigned, Scope
 from .syntax import bindings_in, call_arg, code_children
 from .tf_api import (ITERATOR_FACTORIES, OP_BUILDER_PREFIXES, OP_BUILDERS, SESSIONS, VARIABLES, TFName,
@@ -346,3 +347,17 @@ def periodic(test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         test = test.left
     return isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.Modulo)
+
+
+def period(context, test: cst.BaseExpression) -> Optional[Tuple[str, int]]:
+    """``(step, n)`` for a periodic test of a counter (``step % n == 0``, ``(step + 1) % n == 0``)
+    with ``n`` spelled out: taken at most once in ``n`` consecutive values of ``step``."""
+    if not periodic(test):
+        return None
+    test = test.expression if isinstance(test, cst.UnaryOperation) else test
+    modulo = test.left if isinstance(test, cst.Comparison) else test
+    counter, n = modulo.left, literal_int(context, modulo.right)
+    if isinstance(counter, cst.BinaryOperation) and isinstance(counter.operator, (cst.Add, cst.Subtract)) \
+            and isinstance(counter.right, cst.Integer):
+        counter = counter.left
+    return (counter.value, n) if isinstance(counter, cst.Name) and n is not None and n > 0 else None

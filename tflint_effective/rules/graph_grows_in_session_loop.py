@@ -29,10 +29,10 @@ handler, in a fresh ``tf.Graph()`` (``as_default()``, or a session given one),
 or in a loop that calls ``tf.reset_default_graph()`` (directly or through a
 module-local function) are not reported, nor are calls of module-local
 functions that build ops only sometimes (cached ops), nor loops whose literal
-counts allow at most 10 iterations in all (``for i in range(5)``, Python 2's
+counts allow at most 20 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(len(files))`` with ``files`` a list
-literal, ``np.array([a, b])``: a model per ensemble member, a few test batches): a
-bounded handful of copies.  An op that reads what
+literal, ``np.array([a, b])``, ``for i in range(6001)`` around ``if i % 2000 == 0``: a model per
+ensemble member, a few test batches, a few checkpoints): a bounded handful of copies.  An op that reads what
 the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
 (``variables[i].assign(...)``); a loop that builds some op from its elements
@@ -48,14 +48,14 @@ node per iteration, harmless over a few epochs.
 """
 import libcst as cst
 
-from ..analysis.loops import bound_names, literal_count
-from ..analysis.session_loops import NESTED, SessionLoops, blocks, statements, walk
+from ..analysis.loops import bound_names, literal_count, range_arguments
+from ..analysis.session_loops import NESTED, SessionLoops, blocks, period, statements, walk
 from ..analysis.syntax import code_children
 from ..analysis.syntax import bindings_in, call_arg
 from ..rule import INFO, WARNING, Rule, per_mode
 
 LOOPS = (cst.For, cst.While)
-FEW_COPIES = 10
+FEW_COPIES = 20
 BOUNDARIES = (*NESTED, *LOOPS)  # the node types `boundaries` holds (visit_For and its aliases)
 MESSAGE = ("`{code}` builds new graph ops on every iteration of a loop that runs a session: the graph "
            "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
@@ -143,17 +143,25 @@ class GraphGrowsInSessionLoop(Rule):
 
     def _few_copies(self, ancestors) -> bool:
         """The loops around the call in its function have literal counts (``range(5)``, ``n = 5;
-        range(n)``, a list literal) that multiply to at most 10: a handful of copies (one per
-        model, a few test batches), no growth step after step."""
-        copies = 1
+        range(n)``, a list literal) that multiply to at most 20: a handful of copies (one per
+        model, a few test batches), no growth step after step.  Under a periodic branch
+        (``if i % 2000 == 0``) a ``range`` over ``i`` counts the values the branch is taken at."""
+        copies, periods = 1, {}
         for node, child in zip(reversed(ancestors[:-1]), reversed(ancestors[1:])):
             kind = type(node)
             if kind in BOUNDARIES and kind not in LOOPS:
                 break
-            if kind in LOOPS and child is node.body:
+            if kind is cst.If and child is node.body:
+                counter = period(self.context, node.test)
+                if counter is not None:
+                    periods[counter[0]] = counter[1]
+            elif kind in LOOPS and child is node.body:
                 count = literal_count(self.context, node.iter) if kind is cst.For else None
                 if count is None:
                     return False
+                every = periods.get(node.target.value) if type(node.target) is cst.Name else None
+                if every is not None and len(range_arguments(self.context, node.iter) or ()) in (1, 2):
+                    count = -(-count // every)  # the multiples of `every` among `count` consecutive values
                 copies *= count
         return copies <= FEW_COPIES
 

@@ -29,8 +29,8 @@ Severity: error; info for a guarded log, whose values stay finite.  Where the
 probabilities also weight the log (an entropy ``p * log(p + eps)``) the floor
 costs nothing, since those terms are near zero anyway: independent reviewers
 judged guarded forms on real code harmless.  Logits written out as numbers at
-most 15 apart (``softmax(tf.constant([1., 2., 3.]))``, a demo comparing formulas)
-are not reported: no probability can underflow.  Nor is a log whose only use is the
+most 15 apart (``softmax(tf.constant([1., 2., 3.]))``, also through a name bound to
+``np.array([...])``: a demo comparing formulas) are not reported: no probability can underflow.  Nor is a log whose only use is the
 logits of a sampler (``tf.multinomial(log_p, 1)``, ``tf.random.categorical``), directly
 or through a name bound once: a sampler takes unnormalised log-probabilities, reads -inf
 as a zero weight, and no gradient flows through it.
