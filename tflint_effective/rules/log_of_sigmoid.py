@@ -20,10 +20,7 @@ reported without a fix: the cure changes their values.
 
 Severity: error; info for a guarded log, whose values stay finite (as TFE402 does for a guarded
 ``log(softmax(x))``): it floors the log at ``log(eps)`` and zeroes the gradient there, a loss of
-accuracy rather than an inf/NaN.  Info too in a module whose sessions are fed only a handful of
-numbers written in it (``feed_dict={X: x_data}`` with ``x_data = [[0, 0], [0, 1], [1, 0], [1, 1]]``,
-the logic-gate demos of TF1 courses): fitting a few fixed points rarely drives logits to where the
-sigmoid saturates, though the pattern stays one to unlearn.
+accuracy rather than an inf/NaN.
 
 Outputs of layers with a sigmoid activation (``Dense(1, activation="sigmoid")(x)``,
 ``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``) and attributes the class
@@ -37,7 +34,6 @@ detected.
 """
 import libcst as cst
 
-from ..analysis.literal_feeds import LiteralFeeds
 from ..analysis.numeric_patterns import (compat_of, computes, may_move, operand, spell, through_name,
                                          unguarded)
 from ..analysis.tf_api import LOG, SIGMOID
@@ -81,12 +77,7 @@ class LogOfSigmoid(Rule):
         loss = -(y * tf.math.log_sigmoid(z) + (1 - y) * tf.math.log_sigmoid(-z))
     """
 
-    def setup(self) -> None:
-        self.feeds = LiteralFeeds(self.context)
-        self.found = []  # (node, message, fix, severity): settled once every feed is seen
-
     def visit_Call(self, node: cst.Call) -> None:
-        self.feeds.visit_call(node)
         name = self.context.tf_call(node)
         argument = operand(node) if name is not None and name.path in LOG else None
         for candidate, guarded in unguarded(self.context, argument) if argument is not None else ():
@@ -96,13 +87,8 @@ class LogOfSigmoid(Rule):
                 named = sigmoid.named or through_name(self.context, candidate)[1]
                 exact = sigmoid.exact and not guarded
                 fix = self._fix(node, sigmoid.call, inner is not None, named) if exact else None
-                self.found.append((node, self.GUARDED if guarded else None, fix, INFO if guarded else None))
+                self.report(node, self.GUARDED if guarded else None, fix=fix, severity=INFO if guarded else None)
                 return
-
-    def leave_Module(self, node: cst.Module) -> None:
-        toy = self.feeds.only_literals()
-        for call, message, fix, severity in self.found:
-            self.report(call, message, fix=fix, severity=INFO if toy else severity)
 
     def _fix(self, log: cst.Call, sigmoid: cst.Call, complement: bool, named: bool):
         x = operand(sigmoid)
