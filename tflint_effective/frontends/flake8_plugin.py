@@ -17,8 +17,8 @@ argv and flake8's configuration.
 Results come from the CLI's cache (``cache.py``, same directory, same
 ``$TFLINT_EFFECTIVE_CACHE_DIR``, same entries) when the text flake8 hands over
 was linted before with the same options: the key hashes that text (UTF-8: the
-exact input linted), the options and, through the cache's directory, the tool.
-Every diagnostic is stored, the severity is applied after loading.  A warm run
+exact input linted), the options (the minimum severity too: findings below it are
+never computed, nor their positions) and, through the cache's directory, the tool.  A warm run
 never imports libcst.  ``--tfe-no-cache`` (``tfe-no-cache = true``) neither
 reads nor writes it; the CLI has no variable that turns its cache off, so
 neither does the plugin.
@@ -36,7 +36,7 @@ import gc
 import os
 
 from .. import __version__
-from ..levels import PARSE_ERROR, SEVERITY_RANK
+from ..levels import SEVERITY_RANK
 from ..engine.lint import lint_document
 from ..engine.prefilter import can_skip
 from ..registry import all_rules
@@ -121,26 +121,25 @@ class Plugin:
         if versions is None and self.declared is not None:
             versions = self.declared.at(os.path.dirname(os.path.abspath(self.filename)))
         if cache is not None:
-            settings = repr(("flake8", modules, self.function_decorators, versions))
+            settings = repr(("flake8", modules, self.function_decorators, versions, self.severity))
             key = cache.key(self.source.encode("utf-8", "surrogatepass"), settings)
             found = cache.load(key, self.filename)
         if found is None:
             found = self._lint(versions)
             if cache is not None:
                 cache.store(key, found, self.filename)
-        minimum = SEVERITY_RANK[self.severity]
         for f in found.findings:
-            if f.code == PARSE_ERROR or SEVERITY_RANK[f.severity] >= minimum:
-                yield f.line, f.column - 1, f"{f.code} {f.message}", type(self)
+            yield f.line, f.column - 1, f"{f.code} {f.message}", type(self)
 
     def _lint(self, versions):
-        """Every diagnostic, as the FileResult a cache entry holds."""
+        """The diagnostics at or above the minimum severity, as the FileResult a cache entry holds."""
         from .one_file import FileResult
         from .output import Finding
 
         analysis = _load_engine()(lint_document, self.source, self.filename, noqa=False, prefilter=False,
                                   tensorflow_modules=self.tensorflow_modules,
-                                  function_decorators=self.function_decorators, tensorflow_versions=versions)
+                                  function_decorators=self.function_decorators, tensorflow_versions=versions,
+                                  severity=self.severity)
         return FileResult(self.filename, findings=[
             Finding(self.filename, d.line, d.col + 1, d.end_line, d.end_col + 1, d.code, d.message, d.severity)
             for d in analysis.diagnostics])
