@@ -29,7 +29,7 @@ handler, in a fresh ``tf.Graph()`` (``as_default()``, or a session given one),
 or in a loop that calls ``tf.reset_default_graph()`` (directly or through a
 module-local function) are not reported, nor are calls of module-local
 functions that build ops only sometimes (cached ops), nor loops whose literal
-counts allow at most 20 iterations in all (``for i in range(5)``, Python 2's
+counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(len(files))`` with ``files`` a list
 literal, ``np.array([a, b])``, ``for i in range(6001)`` around ``if i % 2000 == 0``: a model per
 ensemble member, a few test batches, a few checkpoints): a bounded handful of copies.  An op that reads what
@@ -55,7 +55,7 @@ from ..analysis.syntax import bindings_in, call_arg
 from ..rule import INFO, WARNING, Rule, per_mode
 
 LOOPS = (cst.For, cst.While)
-FEW_COPIES = 20
+FEW_COPIES = 15
 BOUNDARIES = (*NESTED, *LOOPS)  # the node types `boundaries` holds (visit_For and its aliases)
 MESSAGE = ("`{code}` builds new graph ops on every iteration of a loop that runs a session: the graph "
            "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
@@ -143,7 +143,7 @@ class GraphGrowsInSessionLoop(Rule):
 
     def _few_copies(self, ancestors) -> bool:
         """The loops around the call in its function have literal counts (``range(5)``, ``n = 5;
-        range(n)``, a list literal) that multiply to at most 20: a handful of copies (one per
+        range(n)``, a list literal) that multiply to at most 15: a handful of copies (one per
         model, a few test batches), no growth step after step.  Under a periodic branch
         (``if i % 2000 == 0``) a ``range`` over ``i`` counts the values the branch is taken at."""
         copies, periods = 1, {}
