@@ -213,6 +213,7 @@ def test_prefilter_changes_no_finding_on_the_corpus(corpus_files):
     ("import numpy as np\nnp.squeeze(x)\n", True),
     ('"""Works with tensorflow."""\nimport numpy as np\n', True),
     ("import tensorflow_addons as tfa\n", True),
+    ('"""Loads tensorflow_datasets."""\nfrom tensorflow_probability import distributions as tfd\n', True),
     ("from . import tensorflow\n", True),
     ("import tensorflow\n", False),
     ("import tensorflow as tf\n", False),

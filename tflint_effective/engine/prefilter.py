@@ -12,9 +12,11 @@ that imports Keras but not TensorFlow and never spells ``compile(`` (Keras's
 own sources, most layer libraries) is skipped too.  A file with none of these
 imports is skipped:
 
-1. text: a file that never spells ``tensorflow`` nor ``keras`` (nor the last
-   part of a configured module, which every import of that module spells)
-   imports none;
+1. text: a file that never spells ``tensorflow``, ``keras`` nor ``tf_keras`` as a
+   word (nor the last part of a configured module, which every import of that
+   module spells), imports none: ``tensorflow_datasets`` is another word.  It
+   is skipped once CPython's parser accepts it (its symbol table, cheaper than
+   its tree);
 2. imports: a line starting ``import tensorflow`` or ``from tensorflow`` (or
    ``keras`` / ``tf_keras`` with ``compile(``) sends the file to libcst at once (should it sit in a
    string, libcst just finds nothing); otherwise CPython's parser, many times
@@ -26,7 +28,9 @@ libcst and is reported as TFE000 like in any other file.
 from __future__ import annotations
 
 import ast
+import functools
 import re
+import symtable
 import warnings
 from typing import Iterable, Iterator, Mapping, Optional, Sequence
 
@@ -83,6 +87,24 @@ def imports_tensorflow_or_keras(tree: ast.Module, aliases: Mapping[str, str] = S
     return any(_is_tensorflow(qualname) or _is_keras(qualname) for qualname in _imported(tree, aliases))
 
 
+def _parses(source: str) -> bool:
+    """Whether CPython's parser accepts ``source`` (a symbol table is built from its tree)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like
+            symtable.symtable(source, "<prefilter>", "exec")
+    except Exception:  # SyntaxError, null bytes, nesting too deep...: libcst reports it
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _words(aliases: tuple) -> "re.Pattern[str]":
+    """The words some import of TensorFlow or Keras spells (``aliases``: the shims' names)."""
+    words = {TENSORFLOW, *KERAS, *(qualname.rsplit(".", 1)[-1] for qualname in (*aliases, *TF_IMPORTERS))}
+    return re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(words))))
+
+
 def _python_ast(source: str) -> Optional[ast.Module]:
     """CPython's tree, or None for anything its parser refuses."""
     try:
@@ -99,9 +121,8 @@ def can_skip(source: str, tensorflow_modules: Sequence[str] = (), tree: Optional
     ``tree``, when given, is CPython's tree of ``source`` (flake8 has one already).
     """
     aliases = shims(tensorflow_modules)
-    words = {TENSORFLOW, "keras", *(qualname.rsplit(".", 1)[-1] for qualname in (*aliases, *TF_IMPORTERS))}
-    if not any(word in source for word in words):
-        return tree is not None or _python_ast(source) is not None
+    if not _words(tuple(aliases)).search(source):
+        return tree is not None or _parses(source)
     keras = KERAS_NEEDS in source
     if tree is None and (_PLAIN_IMPORT.search(source) or keras and _KERAS_IMPORT.search(source)):
         return False
