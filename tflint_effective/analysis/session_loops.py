@@ -342,20 +342,24 @@ def blocks(node: cst.CSTNode, child: cst.CSTNode, loops: SessionLoops, scope: Sc
 
 def periodic(test: cst.BaseExpression) -> bool:
     """``step % n == 0`` (or ``not step % n``): a branch taken again and again."""
+    return _modulo(test) is not None
+
+
+def _modulo(test: cst.BaseExpression) -> Optional[cst.BinaryOperation]:
+    """The ``step % n`` a periodic test is made of, else None."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test = test.expression
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         test = test.left
-    return isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.Modulo)
+    return test if isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.Modulo) else None
 
 
 def period(context, test: cst.BaseExpression) -> Optional[Tuple[str, int]]:
     """``(step, n)`` for a periodic test of a counter (``step % n == 0``, ``(step + 1) % n == 0``)
     with ``n`` spelled out: taken at most once in ``n`` consecutive values of ``step``."""
-    if not periodic(test):
+    modulo = _modulo(test)
+    if modulo is None:
         return None
-    test = test.expression if isinstance(test, cst.UnaryOperation) else test
-    modulo = test.left if isinstance(test, cst.Comparison) else test
     counter, n = modulo.left, literal_int(context, modulo.right)
     if isinstance(counter, cst.BinaryOperation) and isinstance(counter.operator, (cst.Add, cst.Subtract)) \
             and isinstance(counter.right, cst.Integer):
