@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ..engine.atomic import write_atomically
 from ..levels import PARSE_ERROR
 from .discovery import iter_python_files
 
@@ -192,23 +193,12 @@ def write_atomic(path: Path, text: str, encoding: str, expected: Optional[bytes]
     refusal = read_only(path)
     if refusal:
         raise ReadOnlyFile(refusal)
-    import tempfile  # only fix writes: check does not pay for importing it
 
-    mode = target.stat().st_mode
-    handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temp, mode & 0o7777)
+    def unchanged() -> None:
         if expected is not None and _current(target, len(expected)) != expected:
             raise ChangedOnDisk("changed on disk since it was read (saved meanwhile?); run fix again")
-        os.replace(temp, target)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+
+    write_atomically(target, data, target.stat().st_mode & 0o7777, durable=True, check=unchanged)
 
 
 def _current(target: Path, size: int) -> Optional[bytes]:
