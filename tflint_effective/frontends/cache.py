@@ -57,6 +57,7 @@ USED, PRUNED = ".used", ".pruned"
 
 
 def directory() -> Path:
+    """``$TFLINT_EFFECTIVE_CACHE_DIR``, else the platform's user cache directory."""
     override = os.environ.get("TFLINT_EFFECTIVE_CACHE_DIR")
     if override:
         return Path(override)

@@ -31,9 +31,9 @@ module-local function) are not reported, nor are calls of module-local
 functions that build ops only sometimes (cached ops), nor loops whose literal
 counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(len(files))`` with ``files`` a list
-literal, ``np.array([a, b])``, ``for i in range(6001)`` around ``if i % 2000 == 0``: a model per
-ensemble member, a few test batches, a few checkpoints): a bounded handful of copies.  An op that reads what
-the loop varies is reported only in loops over counters or Python data
+literal, ``np.array([a, b])``, ``for i in range(6001)`` around ``if i % 2000 == 0``: a
+model per ensemble member, a few test batches, a few checkpoints): a bounded handful of
+copies.  An op that reads what the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
 (``variables[i].assign(...)``); a loop that builds some op from its elements
 (``for lr in rates: opt(lr).minimize(loss)``) builds a model per element on

@@ -30,10 +30,11 @@ probabilities also weight the log (an entropy ``p * log(p + eps)``) the floor
 costs nothing, since those terms are near zero anyway: independent reviewers
 judged guarded forms on real code harmless.  Logits written out as numbers at
 most 15 apart (``softmax(tf.constant([1., 2., 3.]))``, also through a name bound to
-``np.array([...])``: a demo comparing formulas) are not reported: no probability can underflow.  Nor is a log whose only use is the
-logits of a sampler (``tf.multinomial(log_p, 1)``, ``tf.random.categorical``), directly
-or through a name bound once: a sampler takes unnormalised log-probabilities, reads -inf
-as a zero weight, and no gradient flows through it.
+``np.array([...])``: a demo comparing formulas) are not reported: no probability can
+underflow.  Nor is a log whose only use is the logits of a sampler
+(``tf.multinomial(log_p, 1)``, ``tf.random.categorical``), directly or through a name
+bound once: a sampler takes unnormalised log-probabilities, reads -inf as a zero weight,
+and no gradient flows through it.
 
 Known problems: a softmax reached through a name assigned in another scope, or
 more than once, is not seen, nor one returned by a helper of your own, nor the
