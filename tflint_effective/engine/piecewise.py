@@ -18,21 +18,17 @@ prelude that has the whole file's, then the prelude is dropped.  Anything unusua
 tokenizer error, a lone ``\\r``, a form feed, a piece libcst refuses) and the
 text is parsed whole, so errors read as before.
 
-While parsing, libcst's per-node validation (``CSTNode.__post_init__``, an
-eighth of a parse) is switched off: it guards trees built by hand, and the
-parser only builds valid ones.
+While parsing, libcst's per-node validation is switched off (``node_init.py``).
 """
 from __future__ import annotations
 
-import contextlib
 import re
-import threading
 from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
 import libcst as cst
-from libcst._nodes.base import CSTNode  # private: its __post_init__ validates each node
 
+from .node_init import unvalidated
 from .token_scan import STRING
 
 PIECE = 32_000  # characters libcst parses at once, where the file allows
@@ -54,26 +50,8 @@ class _Logical:
 
 
 def parse_module(source: str) -> cst.Module:
-    with _unvalidated():
+    with unvalidated():
         return _parse_module(source)
-
-
-_validation = threading.Lock()
-
-
-@contextlib.contextmanager
-def _unvalidated():
-    with _validation:
-        validate = CSTNode.__post_init__
-        CSTNode.__post_init__ = _trusted
-        try:
-            yield
-        finally:
-            CSTNode.__post_init__ = validate
-
-
-def _trusted(node) -> None:
-    pass
 
 
 def _parse_module(source: str) -> cst.Module:

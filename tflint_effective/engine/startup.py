@@ -6,11 +6,11 @@ libcst's node classes are some 200 dataclasses, and for each CPython writes the 
 is most of what checking one small file costs.  Like the package's own ``.pyc`` files, and
 beside them in its ``__pycache__`` (so only who can change the package's code can change this
 code), one file maps each generated text to its code object for this Python's bytecode.  During
-the first import of libcst and the analysis, ``dataclasses``' ``exec`` gets the stored code
-instead of the text.  A text not stored is compiled as usual and the file is rewritten,
-atomically, with exactly the texts this import used; a package folder that cannot be written
-(a system-wide install) keeps nothing.  A damaged file, or one of another bytecode version, is
-a miss.
+the first import of libcst and the analysis, ``dataclasses``' ``exec`` (and ``run_text``, which
+``node_init.py`` uses) gets the stored code instead of the text.  A text not stored is compiled
+as usual and the file is rewritten, atomically, with exactly the texts this import used; a
+package folder that cannot be written (a system-wide install) keeps nothing.  A damaged file,
+or one of another bytecode version, is a miss.
 """
 from __future__ import annotations
 
@@ -28,6 +28,15 @@ from .atomic import write_atomically
 
 CODE_FILE = Path(__file__).resolve().parent.parent / "__pycache__" / (
     f"libcst_dataclasses.{sys.implementation.cache_tag}.marshal")
+
+
+_exec = builtins.exec  # ``stored_code``'s while its block runs
+
+
+def run_text(source: str, globals: dict, locals: dict) -> None:
+    """``exec(source, globals, locals)``, with the stored code inside ``stored_code`` (and
+    storing it)."""
+    _exec(source, globals, locals)
 
 
 def compiled_dataclasses():
@@ -52,11 +61,13 @@ def stored_code(path: Path):
             source = code
         return builtins.exec(source, globals, locals)
 
-    dataclasses.exec = exec_stored  # shadows the builtin for that module alone
+    global _exec
+    dataclasses.exec = _exec = exec_stored  # shadows the builtin for that module alone
     try:
         yield
     finally:
         del dataclasses.exec
+        _exec = builtins.exec
     if used.keys() - stored.keys():
         _store(path, marshal.dumps((MAGIC_NUMBER, used)))
 

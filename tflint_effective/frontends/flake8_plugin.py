@@ -50,7 +50,7 @@ def _load_engine():
     from ..engine.threads import on_deep_stack
 
     with compiled_dataclasses():
-        from ..engine import analyse  # noqa: F401
+        from ..engine import analyse, parse  # noqa: F401
 
         all_rules()
     gc.freeze()
