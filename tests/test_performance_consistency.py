@@ -221,6 +221,11 @@ def test_prefilter_changes_no_finding_on_the_corpus(corpus_files):
     ("from keras.src.utils.module_utils import tensorflow as tf\n", False),
     ("def load():\n    try:\n        import tensorflow as tf\n    except ImportError:\n        pass\n", False),
     ("class A:\n    if x:\n        from tensorflow import nn\n", False),
+    # a word no import line spells, but a continued line or a list of names in parentheses may
+    ("import numpy as np, \\\n    tensorflow as tf\n", False),
+    ("from keras.src.utils.module_utils import (  # see (this)\n    tensorflow as tf,\n)\n", False),
+    ("from x import (\n    important,\n)\n# Works with tensorflow.\nfrom y import (\n    tensorflow)\n", True),
+    ("from tensorflow_datasets.core.utils.lazy_imports_utils import tensorflow as tf\n", True),
     # Keras 3 code that imports only keras, and the legacy tf-keras package, with a compile call
     # (TFE407 reads them); without one, nothing can be reported in them
     ("import keras\nm.compile('adam')\n", False),

@@ -19,8 +19,10 @@ imports is skipped:
    its tree);
 2. imports: a line starting ``import tensorflow`` or ``from tensorflow`` (or
    ``keras`` / ``tf_keras`` with ``compile(``) sends the file to libcst at once (should it sit in a
-   string, libcst just finds nothing); otherwise CPython's parser, many times
-   cheaper than libcst, lists the file's imports, in every scope.
+   string, libcst just finds nothing).  When no such word can be part of an import statement
+   (no line spelling one also spells ``import``, continues a line ending with a backslash, or
+   lies in a parenthesised list of imported names), the file is skipped as in 1.  Otherwise
+   CPython's parser, many times cheaper than libcst, lists the file's imports, in every scope.
 
 A file is skipped only when CPython parses it, so a syntax error still reaches
 libcst and is reported as TFE000 like in any other file.
@@ -39,6 +41,8 @@ from ..analysis.tf_api import SHIMS, TENSORFLOW, TF_IMPORTERS, shims
 _NESTED_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 _PLAIN_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+tensorflow\b", re.MULTILINE)
 _KERAS_IMPORT = re.compile(r"^[ \t]*(?:import|from)[ \t]+(?:keras|tf_keras)\b", re.MULTILINE)
+# ``import (`` and the names up to its ``)`` (comments included: they may hold one)
+_IMPORT_LIST = re.compile(r"\bimport[ \t]*\((?:[^)#]|#[^\n]*)*\)?")
 KERAS_NEEDS = "compile("  # what the one rule that reads Keras-only files needs to see
 KERAS = ("keras", "tf_keras")  # standalone Keras 3 and the legacy tf-keras package
 
@@ -99,10 +103,28 @@ def _parses(source: str) -> bool:
 
 
 @functools.lru_cache(maxsize=None)
-def _words(aliases: tuple) -> "re.Pattern[str]":
-    """The words some import of TensorFlow or Keras spells (``aliases``: the shims' names)."""
-    words = {TENSORFLOW, *KERAS, *(qualname.rsplit(".", 1)[-1] for qualname in (*aliases, *TF_IMPORTERS))}
-    return re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(words))))
+def _words(aliases: tuple, keras: bool = True) -> "re.Pattern[str]":
+    """The words some import of TensorFlow (or Keras) spells (``aliases``: the shims' names)."""
+    words = {TENSORFLOW, *(qualname.rsplit(".", 1)[-1] for qualname in (*aliases, *TF_IMPORTERS))}
+    return re.compile(r"\b(?:%s)\b" % "|".join(map(re.escape, sorted(words | set(KERAS if keras else ())))))
+
+
+def _in_import(source: str, words: "re.Pattern[str]") -> bool:
+    """Whether an import statement may spell one of ``words``: a line spelling it also spells
+    ``import``, continues a line ending with a backslash, or lies in a parenthesised import list."""
+    lists = None
+    for match in words.finditer(source):
+        start = source.rfind("\n", 0, match.start()) + 1
+        end = source.find("\n", match.end())
+        if "import" in source[start:end if end >= 0 else len(source)]:
+            return True
+        if source[max(0, start - 3):start].rstrip("\r\n").endswith("\\"):
+            return True
+        if lists is None:
+            lists = [m.span() for m in _IMPORT_LIST.finditer(source)]
+        if any(a <= match.start() < b for a, b in lists):
+            return True
+    return False
 
 
 def _python_ast(source: str) -> Optional[ast.Module]:
@@ -126,6 +148,8 @@ def can_skip(source: str, tensorflow_modules: Sequence[str] = (), tree: Optional
     keras = KERAS_NEEDS in source
     if tree is None and (_PLAIN_IMPORT.search(source) or keras and _KERAS_IMPORT.search(source)):
         return False
+    if tree is None and not _in_import(source, _words(tuple(aliases), keras)):
+        return _parses(source)
     tree = tree or _python_ast(source)
     if tree is None:
         return False
