@@ -148,11 +148,12 @@ def _lint(name: str, document, options: Options) -> FileResult:
                              function_decorators=config.function_decorators,
                              tensorflow_versions=config.tensorflow_versions, severity=config.severity)
     kept, silenced = analysis.diagnostics, analysis.suppressed
-    lines = NEWLINE.split(document.source)
+    lines = NEWLINE.split(document.source) if kept or silenced else []  # for --show-source
     if analysis.failed and analysis.module is None:
         return FileResult(name, [_finding(d, name, document, lines=lines) for d in kept], error=True)
-    kept, joined = JoinedNoqa(document.source).split(kept)  # # noqa after a continued line
-    silenced = silenced + joined
+    if kept:
+        kept, joined = JoinedNoqa(document.source).split(kept)  # # noqa after a continued line
+        silenced = silenced + joined
     suppressions = analysis.suppressions or Suppressions.parse(document.source)
     module = analysis.module
     details = module if options.fix_details else None
