@@ -112,8 +112,13 @@ def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
     """
     from .threads import on_deep_stack
 
-    return on_deep_stack(lint_document, source, path, select, ignore, noqa=noqa,
+    return on_deep_stack(diagnostics_of, source, path, select, ignore, noqa=noqa,
                          prefilter=prefilter, tensorflow_modules=tensorflow_modules,
-                         function_decorators=function_decorators,
-                         tensorflow_versions=tensorflow_versions).diagnostics
+                         function_decorators=function_decorators, tensorflow_versions=tensorflow_versions)
+
+
+def diagnostics_of(*args, **kwargs) -> List[Diagnostic]:
+    """``lint_document``'s diagnostics alone.  Run on the deep stack, the tree is freed there,
+    before the cycle collector resumes: alive then, its objects would all be walked once."""
+    return lint_document(*args, **kwargs).diagnostics
 

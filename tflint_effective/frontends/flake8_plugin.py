@@ -37,7 +37,7 @@ import os
 
 from .. import __version__
 from ..levels import SEVERITY_RANK
-from ..engine.lint import lint_document
+from ..engine.lint import diagnostics_of
 from ..engine.prefilter import can_skip
 from ..registry import all_rules
 
@@ -136,13 +136,13 @@ class Plugin:
         from .one_file import FileResult
         from .output import Finding
 
-        analysis = _load_engine()(lint_document, self.source, self.filename, noqa=False, prefilter=False,
-                                  tensorflow_modules=self.tensorflow_modules,
-                                  function_decorators=self.function_decorators, tensorflow_versions=versions,
-                                  severity=self.severity)
+        diagnostics = _load_engine()(diagnostics_of, self.source, self.filename, noqa=False, prefilter=False,
+                                     tensorflow_modules=self.tensorflow_modules,
+                                     function_decorators=self.function_decorators, tensorflow_versions=versions,
+                                     severity=self.severity)
         return FileResult(self.filename, findings=[
             Finding(self.filename, d.line, d.col + 1, d.end_line, d.end_col + 1, d.code, d.message, d.severity)
-            for d in analysis.diagnostics])
+            for d in diagnostics])
 
 
 def _cache():
