@@ -5,9 +5,9 @@ versions are printed with the results; ``pip download`` fetches the wheels once,
 into ``~/.cache/tflint-effective-corpus``).  A fixed-seed sample of it is copied
 to a temporary directory.  Every command runs as a fresh process; the figures
 are CPU seconds (user + system, of the process and every worker it waited for),
-medians of ``--repeat`` (at least 5) rounds in which the commands of a
-comparison run one after the other (interleaved pairs), so slow phases of a
-shared machine hit both sides alike.  flake8 runs with its default checks only
+medians of ``--repeat`` (at least 5; at least 20 for the single files) rounds in
+which the commands of a comparison run one after the other (interleaved pairs),
+so slow phases of a shared machine hit both sides alike.  flake8 runs with its default checks only
 (pycodestyle, pyflakes, mccabe: our plugin filtered out) unless the plugin is
 what is measured.
 
@@ -26,7 +26,7 @@ Figures (the targets of issue 21 in brackets):
     python benchmarks/bench_lint.py --files 200 --repeat 5 --settle 0   # a quick look
     python benchmarks/bench_lint.py --only-plugin --corpus DIR  # figure 4 on another folder's sources
     python benchmarks/bench_lint.py --only-jobs --settle 600    # figure 6, waiting longer for a quiet machine
-    python benchmarks/bench_lint.py --only-start-up --repeat 20  # figures 2 and 3
+    python benchmarks/bench_lint.py --only-start-up            # figures 2 and 3 (20 rounds)
 """
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ from pathlib import Path
 from typing import Optional
 
 ROOT = Path(__file__).resolve().parent.parent
+# Figures 2 and 3 are a few clock ticks (10 ms) each: they take at least this many rounds.
+SINGLE_FILE_ROUNDS = 20
 PYTHON = sys.executable
 TFE = [PYTHON, "-m", "tflint_effective", "check", "--isolated", "-q", "--exit-zero"]
 sys.path.insert(0, str(ROOT))
@@ -288,7 +290,8 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory(prefix="bench-lint-") as temp:
             env = {**os.environ, "TFLINT_EFFECTIVE_CACHE_DIR": str(Path(temp) / "cache")}
             single = start_up_rounds([PYTHON, "-c", FLAKE8_WITHOUT_US, "--isolated", "--exit-zero"], TFE,
-                                     Path(temp), env, args.repeat)
+                                     Path(temp), env,
+                                     max(args.repeat, SINGLE_FILE_ROUNDS))
         print("\n".join([table(single), "", *start_up_figures(single)]))
         return 0
     corpus, root, chosen = sample(args.files, args.seed, args.corpus)
@@ -321,7 +324,7 @@ def main(argv=None) -> int:
         }, args.repeat, before_each=lambda name: name.endswith("empty cache") and shutil.rmtree(
             cache_dir, ignore_errors=True))
         print("  corpus rounds done", file=sys.stderr)
-        single = start_up_rounds(flake8, tfe, temp, env, args.repeat)
+        single = start_up_rounds(flake8, tfe, temp, env, max(args.repeat, SINGLE_FILE_ROUNDS))
         rss = peak_rss(tfe + ["--no-cache", "-j2", str(tree)], env)
 
     base = cpu(corpus_runs, "flake8 -j1")
