@@ -3,13 +3,14 @@
 Each node class is a frozen dataclass with slots: the ``__init__`` dataclasses
 writes for it sets every field through ``object.__setattr__`` and then calls
 ``__post_init__``, which validates the node.  The native parser calls these
-``__init__`` methods for every node it builds, about a sixth of a parse.  When
+``__init__`` methods for every node it builds, about an eighth of a parse.  When
 this module is first imported, each such class gets an ``__init__`` with the
 same parameters and defaults that stores its fields through their slots'
 descriptors and validates only outside ``unvalidated()``: validation guards
-trees built by hand, and the parser builds only valid ones.  The classes with
-no slots for their fields (a few pattern-matching nodes) keep their own.  The
-methods' code is kept with the stored dataclass code (``startup.py``).
+trees built by hand, and the parser builds only valid ones.  Every concrete
+node class gets one; classes whose fields are not slots (the abstract bases,
+and the unslotted originals libcst's ``add_slots`` replaces) keep their own.
+The methods' code is kept with the stored dataclass code (``startup.py``).
 """
 from __future__ import annotations
 
