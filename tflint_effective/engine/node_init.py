@@ -51,7 +51,7 @@ def _subclasses(root: type) -> Iterator[type]:
 
 def _generated_init(cls: type) -> bool:
     init = cls.__dict__.get("__init__")
-    return (dataclasses.is_dataclass(cls) and isinstance(init, types.FunctionType)
+    return ("__slots__" in cls.__dict__ and dataclasses.is_dataclass(cls) and isinstance(init, types.FunctionType)
             and init.__code__.co_filename == "<string>")  # written by dataclasses, not by hand
 
 
