@@ -30,13 +30,10 @@ CODE_FILE = Path(__file__).resolve().parent.parent / "__pycache__" / (
     f"libcst_dataclasses.{sys.implementation.cache_tag}.marshal")
 
 
-_exec = builtins.exec  # ``stored_code``'s while its block runs
-
-
 def run_text(source: str, globals: dict, locals: dict) -> None:
     """``exec(source, globals, locals)``, with the stored code inside ``stored_code`` (and
-    storing it)."""
-    _exec(source, globals, locals)
+    storing it): the ``exec`` it gives ``dataclasses`` while its block runs."""
+    getattr(dataclasses, "exec", builtins.exec)(source, globals, locals)
 
 
 def compiled_dataclasses():
@@ -61,13 +58,11 @@ def stored_code(path: Path):
             source = code
         return builtins.exec(source, globals, locals)
 
-    global _exec
-    dataclasses.exec = _exec = exec_stored  # shadows the builtin for that module alone
+    dataclasses.exec = exec_stored  # shadows the builtin for that module alone
     try:
         yield
     finally:
         del dataclasses.exec
-        _exec = builtins.exec
     if used.keys() - stored.keys():
         _store(path, marshal.dumps((MAGIC_NUMBER, used)))
 
