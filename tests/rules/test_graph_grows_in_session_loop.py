@@ -41,6 +41,12 @@ def lint(source):
                "            sess.run(tf.summary.merge_all())\n", [(6, 22, "TFE601")]),  # a step: not counted
     (SESSION + "    for step in range(6001):\n        if other % 2000 == 0:\n"
                "            sess.run(tf.summary.merge_all())\n", [(6, 22, "TFE601")]),
+    (SESSION + "    for step in range(6001):\n        if step % 20 == 0:\n            if step % 40 == 0:\n"
+               "                sess.run(tf.summary.merge_all())\n", [(7, 26, "TFE601")]),  # 151 times
+    (V1 + "if quick:\n    n = 1\nelse:\n    n = 100\nsess = tf.Session()\nfor i in range(n):\n"
+          "    sess.run(tf.identity(x))\n", [(8, 14, "TFE601")]),  # at most 100
+    (V1 + "if quick:\n    n = 1\nelse:\n    n = int(arg)\nsess = tf.Session()\nfor i in range(n):\n"
+          "    sess.run(tf.identity(x))\n", [(8, 14, "TFE601")]),  # one binding not a literal
     (SESSION + "    for b in batches:\n        sess.run([tf.reduce_sum(t, axis=0) for t in ts])\n",
      [(5, 19, "TFE601")]),
     (SESSION + "    for b in batches:\n        sess.run(tf.argmax(tf.nn.softmax(x), axis=1))\n", [(5, 18, "TFE601")]),
@@ -112,6 +118,12 @@ def test_findings(source, expected):
     V1 + "N = 20\nsess = tf.Session()\nfor i in range(N):\n    if (i + 1) % 5 == 0:\n"
          "        for j in range(3):\n            sess.run(tf.identity(x))\n",
     V1 + "sess = tf.Session()\nfor i in range(10001):\n    if not i % 1000:\n        sess.run(tf.identity(x))\n",
+    # nested periodic branches are taken at the multiples of both periods: 4 times
+    V1 + "sess = tf.Session()\nfor i in range(6001):\n    if i % 20 == 0:\n        if i % 2000 == 0:\n"
+         "            sess.run(tf.identity(x))\n",
+    # a count bound several times, each to a small number: at most the largest
+    V1 + "EPOCHS = 10\ndef train(quick):\n    if quick:\n        n = 1\n    else:\n        n = EPOCHS\n"
+         "    sess = tf.Session()\n    for i in range(n):\n        tf.train.Saver().save(sess, 'm')\n",
     V1 + "n = 5\nsess = tf.Session()\nfor i in range(n):\n    sess.run(tf.global_variables_initializer())\n",
     V1 + "sess = tf.Session()\nfor a in [1, 2]:\n    for b in range(5):\n        sess.run(tf.identity(x))\n",
     V1 + "EPOCHS = 10\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",  # Python 2

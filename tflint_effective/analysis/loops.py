@@ -115,9 +115,10 @@ def range_arguments(context, iterable: cst.BaseExpression) -> Optional[List[cst.
 
 
 def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
-    """How many times a ``for`` over ``iterable`` runs, when the source spells it out: a list or
-    tuple literal (or ``np.array`` of one), or ``range`` of integer literals or of ``len`` of such
-    a list (also through names bound once to them)."""
+    """How many times at most a ``for`` over ``iterable`` runs, when the source spells it out: a
+    list or tuple literal (or ``np.array`` of one), or ``range`` of integer literals or of ``len``
+    of such a list (also through names bound once to them); ``range(n)`` with ``n`` bound several
+    times, each time to such a number, runs at most the largest of them."""
     if type(iterable) is cst.Name:
         iterable = context.assigned_value(iterable) or iterable
     if type(iterable) is cst.Call and context.qualname(iterable.func) in NUMPY_ARRAYS and iterable.args \
@@ -126,7 +127,10 @@ def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
     if type(iterable) in (cst.List, cst.Tuple):
         elements = iterable.elements
         return None if any(type(element) is cst.StarredElement for element in elements) else len(elements)
-    bounds = [literal_int(context, bound) for bound in range_arguments(context, iterable) or ()]
+    arguments = range_arguments(context, iterable) or ()
+    bounds = [literal_int(context, bound) for bound in arguments]
+    if bounds == [None] and type(arguments[0]) is cst.Name:
+        bounds = [_largest_binding(context, arguments[0])]
     if not bounds or len(bounds) > 3 or None in bounds:
         return None
     try:
@@ -152,6 +156,13 @@ def literal_int(context, expr: cst.BaseExpression) -> Optional[int]:
         argument = expr.args[0].value
         return literal_count(context, argument) if type(argument) in (cst.Name, cst.List, cst.Tuple) else None
     return None
+
+
+def _largest_binding(context, name: cst.Name) -> Optional[int]:
+    """The largest of the numbers ``name`` is bound to, when every binding assigns ``literal_int``'s kind."""
+    values = [getattr(binding, "value", None) for binding in context.bindings(name.value) or ()]
+    counts = [literal_int(context, value) if value is not None else None for value in values]
+    return max(counts) if counts and None not in counts else None
 
 
 def is_python_int(context, expr: cst.BaseExpression) -> bool:

@@ -31,9 +31,10 @@ module-local function) are not reported, nor are calls of module-local
 functions that build ops only sometimes (cached ops), nor loops whose literal
 counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(len(files))`` with ``files`` a list
-literal, ``np.array([a, b])``, ``for i in range(6001)`` around ``if i % 2000 == 0``: a
-model per ensemble member, a few test batches, a few checkpoints): a bounded handful of
-copies.  An op that reads what the loop varies is reported only in loops over counters or Python data
+literal, ``np.array([a, b])``, ``for i in range(6001)`` around ``if i % 2000 == 0``, also
+nested in ``if i % 20 == 0``, ``range(n)`` with ``n`` bound to ``1`` in one branch and to ``EPOCHS
+= 10`` in the other: a model per ensemble member, a few test batches, a few checkpoints): a
+bounded handful of copies.  An op that reads what the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
 (``variables[i].assign(...)``); a loop that builds some op from its elements
 (``for lr in rates: opt(lr).minimize(loss)``) builds a model per element on
@@ -46,6 +47,8 @@ counted as ops.  ``tf.no_op()`` alone (``run_epoch(sess, model, data,
 tf.no_op())``, an idiom of TensorFlow's old PTB tutorial) is info: one empty
 node per iteration, harmless over a few epochs.
 """
+import math
+
 import libcst as cst
 
 from ..analysis.loops import bound_names, literal_count, range_arguments
@@ -153,8 +156,8 @@ class GraphGrowsInSessionLoop(Rule):
                 break
             if kind is cst.If and child is node.body:
                 counter = period(self.context, node.test)
-                if counter is not None:
-                    periods[counter[0]] = counter[1]
+                if counter is not None:  # nested periodic branches: both hold at multiples of both
+                    periods[counter[0]] = math.lcm(periods.get(counter[0], 1), counter[1])
             elif kind in LOOPS and child is node.body:
                 count = literal_count(self.context, node.iter) if kind is cst.For else None
                 if count is None:
