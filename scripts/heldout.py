@@ -108,7 +108,7 @@ ALTERED = {"TFE102": {"round5", "round6", "round7", "round8", "round9", *(f"roun
            "TFE403": {"round11", "round19", "round20", "round21", "round22", "round33"},
            "TFE404": {"round8", "round11", "round12", "round15", "round16"},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round17", "round20", "round21", "round26",
-                      "round27", "round32", "round33", "round34"},
+                      "round27", "round32", "round33", "round34", "round40"},
            "TFE602": {"round7", "round17", "round20", "round23", "round27"}, "TFE702": {"round10"}}
 
 
