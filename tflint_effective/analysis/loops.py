@@ -159,7 +159,7 @@ def literal_int(context, expr: cst.BaseExpression) -> Optional[int]:
 
 
 def _largest_binding(context, name: cst.Name) -> Optional[int]:
-    """The largest of the numbers ``name`` is bound to, when every binding assigns ``literal_int``'s kind."""
+    """The largest number ``name`` is bound to, when each of its bindings assigns one ``literal_int`` reads."""
     values = [getattr(binding, "value", None) for binding in context.bindings(name.value) or ()]
     counts = [literal_int(context, value) if value is not None else None for value in values]
     return max(counts) if counts and None not in counts else None
