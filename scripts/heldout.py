@@ -5,6 +5,7 @@
     python scripts/heldout.py --root DIR report    # the precision table from quality/heldout_verdicts.csv
     python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-18 together, each with its own sample
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
+    python scripts/heldout.py --root DIR judged --code TFE601  # judged items a working-tree change alters
 
 ``--units round5`` (or ``round6`` ... ``round40``) restricts any of them to the units added in that
 round (``corpus_units.ROUND5`` ... ``ROUND23``), with its own findings file and review directory; the
@@ -101,7 +102,8 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 # Rounds whose findings of a rule a change made after their verdicts were seen altered (found by
 # linting them again): their samples of that rule are not untouched.  The changes are listed in
 # the README ("Changed after their findings had been seen").
-ALTERED = {"TFE102": {"round5", "round6", "round7", "round8", "round9", *(f"round{n}" for n in range(11, 27)), "round29"},
+ALTERED = {"TFE102": {"round5", "round6", "round7", "round8", "round9", *(f"round{n}" for n in range(11, 27)),
+                      "round29"},
            "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18", "round24", "round29"},
            "TFE311": {"round29"}, "TFE901": {"round29"},
            "TFE402": {"round7", "round12", "round20", "round23", "round29", "round33"},
@@ -260,10 +262,35 @@ def recall(root: Path, seed: int = 0, units: str = "all") -> int:
     return 0
 
 
+def judged(root: Path, code: str) -> int:
+    """Lint again every file that holds a finding of ``code`` in the fresh rounds' findings files
+    and list the judged items whose finding shown by default the working tree removes or moves
+    to another severity, with their verdicts: what a change to a rule costs before it is kept.
+    (Findings it adds are not looked for: ``lint`` the rounds for those.)"""
+    verdicts, relinted, changed = _verdicts(), {}, Counter()
+    for units in FRESH_SEEDS:
+        items = _items(root, "heldout", units) if _findings_file(root, "heldout", units).exists() else {}
+        for (unit, path, line, found), severity in items.items():
+            verdict = verdicts.get((unit, path, line, found))
+            if found != code or verdict is None:
+                continue
+            if (unit, path) not in relinted:
+                source = _unit_dir(root, unit) / path
+                relinted[unit, path] = {(d.line, d.code): d.severity
+                                        for d in lint_source(source.read_text(encoding="utf-8"), str(source))}
+            now = relinted[unit, path].get((line, code))
+            if now != severity:
+                changed[verdict["verdict"]] += 1
+                print(f"{units} {unit}/{path}:{line} {severity} -> {now or 'gone'}: {verdict['verdict']}")
+    print(f"{code}: judged items altered: {dict(changed) or 'none'}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=realcode.DEFAULT_ROOT)
-    parser.add_argument("command", choices=["lint", "sample", "report", "pooled", "recall"])
+    parser.add_argument("command", choices=["lint", "sample", "report", "pooled", "recall", "judged"])
+    parser.add_argument("--code", help="judged: the rule whose judged items to check")
     parser.add_argument("--split", default="heldout", choices=["heldout", "dev"])
     parser.add_argument("--seed", type=int, default=SEED, help=f"sampling seed (default {SEED}; rounds: {SEEDS})")
     parser.add_argument("--units", default="all", choices=list(UNIT_SETS),
@@ -272,6 +299,10 @@ def main(argv=None) -> int:
     if args.command == "lint":
         lint(args.root, args.split, args.units)
         return 0
+    if args.command == "judged":
+        if not args.code:
+            parser.error("judged needs --code")
+        return judged(args.root, args.code)
     commands = {"sample": sample, "report": report, "pooled": pooled, "recall": recall}
     return commands[args.command](args.root, args.seed, args.units)
 
