@@ -3256,6 +3256,13 @@ UNITS = [
          "eecebda62771342cc7b6aa003ab4a089daae5554", "tf2", "no"),
     Unit("analytics-ufcg+Deep4Rec", "github", "analytics-ufcg/Deep4Rec",
          "a120e7062c6d653e191e19605184775bb813eb23", "tf2", "no", notebooks=True),
+    # --- added in round 43 (fresh held-out TF1 code) ---
+    Unit("ZhipengHe+Siamese-Networks-Practice", "github", "ZhipengHe/Siamese-Networks-Practice",
+         "5fb57612d837d74f2ef5e548e43dbaabc68629fb", "tf2", "no", notebooks=True),
+    Unit("aisfo+satellite-imagery-experiments", "github", "aisfo/satellite-imagery-experiments",
+         "e142f304df37c2f9ab3e9fe5ea425825033acddb", "tf1", "no"),
+    Unit("Finfra+DeepLearningServing", "github", "Finfra/DeepLearningServing",
+         "e49909ce6c4c265b6bc523dc26056236336f263f", "tf2", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3269,8 +3276,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # in round 30, UNITS[1016:1054] in round 31, UNITS[1054:1103] in round 32, UNITS[1103:1171] in round 33,
 # UNITS[1171:1231] in round 34, UNITS[1231:1279] in round 35, UNITS[1279:1333] in round 36,
 # UNITS[1333:1381] in round 37, UNITS[1381:1434] in round 38, UNITS[1434:1476] in round 39,
-# UNITS[1476:1535] in round 40, UNITS[1535:1576] in round 41 and UNITS[1576:1616] in round 42; ROUND5 ... ROUND42
-# select a round's units for a measurement on them alone (heldout.py --units round5 ... round42).
+# UNITS[1476:1535] in round 40, UNITS[1535:1576] in round 41, UNITS[1576:1616] in round 42 and UNITS[1616:1619]
+# in round 43; ROUND5 ... ROUND43 select a round's units for a measurement on them alone (heldout.py --units
+# round5 ... round43).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3309,3 +3317,4 @@ ROUND39 = frozenset(unit.name for unit in UNITS[1434:1476])
 ROUND40 = frozenset(unit.name for unit in UNITS[1476:1535])
 ROUND41 = frozenset(unit.name for unit in UNITS[1535:1576])
 ROUND42 = frozenset(unit.name for unit in UNITS[1576:1616])
+ROUND43 = frozenset(unit.name for unit in UNITS[1616:1619])
