@@ -225,6 +225,7 @@ def test_strings_fstrings_comments_and_continuations_keep_the_logical_lines(newl
 
 
 @pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated programs such as `"a"()` compile with a warning
 def test_generated_programs_split_into_tokenize_s_logical_lines(monkeypatch):
     hypothesmith = pytest.importorskip("hypothesmith", reason="pip install '.[test]'")
     from hypothesis import HealthCheck, given, reject, settings
