@@ -6,10 +6,10 @@ into ``~/.cache/tflint-effective-corpus``).  A fixed-seed sample of it is copied
 to a temporary directory.  Every command runs as a fresh process; the figures
 are CPU seconds (user + system, of the process and every worker it waited for),
 medians of ``--repeat`` (at least 5; at least 20 for the single files) rounds in
-which the commands of a comparison run one after the other (interleaved pairs),
-so slow phases of a shared machine hit both sides alike.  flake8 runs with its default checks only
-(pycodestyle, pyflakes, mccabe: our plugin filtered out) unless the plugin is
-what is measured.
+which the commands of a comparison run one after the other (interleaved pairs), in
+reverse order every other round, so slow phases of a shared machine hit both sides
+alike.  flake8 runs with its default checks only (pycodestyle, pyflakes, mccabe: our
+plugin filtered out) unless the plugin is what is measured.
 
 Figures (the targets of issue 21 in brackets):
 1. ``check`` of the corpus, one process, no cache / ``flake8 -j1``      (<= 0.5x)
@@ -169,10 +169,11 @@ def peak_rss(command, env) -> int:
 
 
 def rounds(commands: dict, repeat: int, before_each=None) -> dict:
-    """name -> [(wall, cpu)]: the commands run one after the other, ``repeat`` times."""
+    """name -> [(wall, cpu)]: the commands run one after the other, ``repeat`` times, in reverse
+    order every other round (so a machine getting slower or faster favours none of them)."""
     results = {name: [] for name in commands}
-    for _ in range(repeat):
-        for name, (command, env) in commands.items():
+    for number in range(repeat):
+        for name, (command, env) in (reversed if number % 2 else iter)(list(commands.items())):
             if before_each is not None:
                 before_each(name)
             results[name].append(run(command, env))
@@ -183,9 +184,18 @@ def cpu(results, name) -> float:
     return statistics.median(cpu_seconds for _, cpu_seconds in results[name])
 
 
+def ratios(results, name, base) -> list:
+    """``name``'s CPU time over ``base``'s, round by round."""
+    return [a[1] / b[1] for a, b in zip(results[name], results[base])]
+
+
 def paired(results, name, base) -> float:
     """The median over rounds of ``name``'s CPU time over ``base``'s in the same round."""
-    return statistics.median(a[1] / b[1] for a, b in zip(results[name], results[base]))
+    return statistics.median(ratios(results, name, base))
+
+
+def each(results, name, base) -> str:
+    return ", ".join(f"{ratio - 1:+.0%}" for ratio in ratios(results, name, base))
 
 
 def plugin_rounds(flake8, plugin, cache_dir: Path, env, repeat: int) -> str:
@@ -200,7 +210,9 @@ def plugin_rounds(flake8, plugin, cache_dir: Path, env, repeat: int) -> str:
     warm = paired(results, "flake8 + plugin, warm cache", "flake8 -j1") - 1
     return "\n".join([table(results), "",
                       f"4. the plugin adds {cold:+.1%} to flake8 -j1's CPU with an empty cache (target <= 50%), "
-                      f"{warm:+.1%} with a warm one (target <= 10%): medians of {repeat} paired rounds"])
+                      f"{warm:+.1%} with a warm one (target <= 10%): medians of {repeat} paired rounds "
+                      f"(empty: {each(results, 'flake8 + plugin, empty cache', 'flake8 -j1')}; "
+                      f"warm: {each(results, 'flake8 + plugin, warm cache', 'flake8 -j1')})"])
 
 
 def start_up_rounds(flake8, tfe, temp: Path, env, repeat: int) -> dict:
@@ -335,7 +347,8 @@ def main(argv=None) -> int:
     cold = paired(corpus_runs, "flake8 + plugin, empty cache", "flake8 -j1") - 1
     warm = paired(corpus_runs, "flake8 + plugin, warm cache", "flake8 -j1") - 1
     figures.append(f"4. the plugin adds {cold:+.0%} to flake8 -j1's CPU with an empty cache (target <= 50%), "
-                   f"{warm:+.0%} with a warm one (target <= 10%; medians of paired rounds)")
+                   f"{warm:+.0%} with a warm one (target <= 10%; medians of paired rounds; empty, round by "
+                   f"round: {each(corpus_runs, 'flake8 + plugin, empty cache', 'flake8 -j1')})")
     figures.append(f"5. peak RSS of the largest process of check --jobs 2: {rss / 1e6:.0f} MB (target <= 300)")
     figures.append(figure6)
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
