@@ -33,11 +33,22 @@ CASES = [
     (PX + "a = tf.reduce_mean(tf.cast(tf.equal(tf.squeeze(x), y), tf.float32))\n", "info"),
     (PX + "a = tf.reduce_sum(-tf.math.log(tf.squeeze(x)) * 2.0)\n", "info"),
     (PX + "tf.summary.histogram('h', tf.squeeze(x))\n", "info"),
-    # near misses: a reduction along an axis, a concatenation, a name used elsewhere
+    # ... and so does a name bound once to it, read only there
+    (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a)\n", "info"),
+    (PX + "def f():\n    a = tf.sigmoid(tf.squeeze(x))\n    return tf.reduce_sum(a * 2.0), tf.reduce_mean(-a)\n",
+     "info"),
+    # near misses: a reduction along an axis, a concatenation, a product; a name also read elsewhere,
+    # bound twice, never read, read in a nested function, or passed on through another name
     (PX + "a = tf.reduce_sum(tf.squeeze(x), axis=0)\n", "warning"),
     (PX + "a = tf.reduce_mean(tf.concat([tf.squeeze(x), y], 0))\n", "warning"),
-    (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a)\n", "warning"),
     (PX + "a = tf.reduce_sum(tf.squeeze(x) @ w)\n", "warning"),
+    (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a)\nc = a + y\n", "warning"),
+    (PX + "def f():\n    a = tf.squeeze(x)\n    print(tf.reduce_mean(a))\n    return a\n", "warning"),
+    (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a)\na = y\n", "warning"),
+    (PX + "def f():\n    a = tf.squeeze(x)\n", "warning"),
+    (PX + "def f():\n    a = tf.squeeze(x)\n    g = lambda: a\n    return tf.reduce_mean(a)\n", "warning"),
+    (PX + "def f():\n    a = tf.squeeze(x)\n    b = a\n    return tf.reduce_mean(a)\n", "warning"),
+    (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a, axis=0)\n", "warning"),
 ])
 def test_warning_only_where_a_batch_dimension_shows(source, expected):
     from tflint_effective.engine.lint import lint_source

@@ -11,7 +11,8 @@ a layer, or a value computed from one of these); info elsewhere, where the value
 may be a parameter or a statistic with no batch dimension at all, or where the
 squeezed value goes, through element-wise ops, into a full reduction or a
 histogram summary (``tf.reduce_mean(tf.cast(tf.equal(tf.squeeze(p), y), tf.float32))``),
-where size-1 dimensions only broadcast and losing one changes nothing.  A value whose
+where size-1 dimensions only broadcast and losing one changes nothing; so does a
+name bound once to it when every read of the name, in the same function, goes there.  A value whose
 static shape the code spells out (``tf.squeeze(tf.constant([[1.0]]))``) has no
 dimension to lose by surprise: not reported.
 
@@ -21,10 +22,14 @@ Known problems: calls through ``*args`` / ``**kwargs`` are not checked; a batch
 dimension is seen only through names bound once, arithmetic and element-wise
 TensorFlow ops, not through attributes (``self.logits``) or helpers.
 """
+from typing import List, Optional, Sequence, Tuple, Union
+
 import libcst as cst
 
+from ..analysis.loops import is_read
+from ..analysis.names import COMPREHENSIONS, FUNCTION_LIKE
 from ..analysis.static_shapes import static_shape
-from ..analysis.syntax import call_arg, has_star_args
+from ..analysis.syntax import call_arg, code_children, has_star_args
 from ..analysis.tf_api import REDUCTIONS, with_math
 from ..rule import INFO, WARNING, Rule
 
@@ -42,6 +47,7 @@ ELEMENTWISE_PAIRS = with_math("equal", "not_equal", "less", "less_equal", "great
 FULL_REDUCTIONS = with_math(*REDUCTIONS)
 HISTOGRAMS = {"summary.histogram"}
 PASS_THROUGH = (cst.Arg, cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation)
+NESTED_SCOPES = (*FUNCTION_LIKE, cst.ClassDef, *COMPREHENSIONS)
 
 
 class SqueezeWithoutAxis(Rule):
@@ -67,19 +73,24 @@ class SqueezeWithoutAxis(Rule):
         operand = call_arg(node, 0, "input")
         if operand is None or static_shape(self.context, operand.value) is not None:
             return
-        batched = self._batched(operand.value, 4) and not self._rank_free_use()
+        batched = self._batched(operand.value, 4)
+        if batched:
+            use = self._rank_free_use(self.context.ancestors)
+            batched = not (use is True or (type(use) is cst.Name and self._read_rank_free(use)))
         self.report(node, severity=WARNING if batched else INFO)
 
-    def _rank_free_use(self) -> bool:
-        """The squeezed value goes, through element-wise ops only, into a full reduction or a
-        histogram summary (``tf.reduce_mean(tf.cast(tf.equal(tf.squeeze(p), y), tf.float32))``):
-        size-1 dimensions only broadcast there, so dropping one changes nothing."""
-        ancestors = self.context.ancestors
+    def _rank_free_use(self, ancestors: Sequence[cst.CSTNode]) -> Union[bool, cst.Name]:
+        """The value of ``ancestors[-1]`` goes, through element-wise ops only, into a full reduction
+        or a histogram summary (``tf.reduce_mean(tf.cast(tf.equal(tf.squeeze(p), y), tf.float32))``):
+        size-1 dimensions only broadcast there, so dropping one changes nothing.  The name it is
+        assigned to, when that is where it goes."""
         for position in range(len(ancestors) - 2, -1, -1):
             node = ancestors[position]
             kind = type(node)
             if kind in PASS_THROUGH and not (kind is cst.BinaryOperation and type(node.operator) is cst.MatrixMultiply):
                 continue
+            if kind is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+                return node.targets[0].target
             if kind is not cst.Call:
                 return False
             name = self.context.tf_call(node)
@@ -93,6 +104,17 @@ class SqueezeWithoutAxis(Rule):
             if name.canonical not in ELEMENTWISE and path not in ELEMENTWISE_PAIRS:
                 return False
         return False
+
+    def _read_rank_free(self, target: cst.Name) -> bool:
+        """``target``, bound once in this function (or module), is read, and only where
+        ``_rank_free_use`` holds (names read in nested functions or comprehensions: unsure)."""
+        context = self.context
+        bindings = context.bindings(target.value)
+        scope = context.scope
+        if not bindings or len(bindings) > 1 or context.owner(target.value) is not scope or scope.is_class:
+            return False
+        reads = _reads(scope.node, target.value)
+        return bool(reads) and all(self._rank_free_use(read) is True for read in reads)
 
     def _batched(self, expr: cst.BaseExpression, depth: int) -> bool:
         """``expr`` certainly has a batch dimension: a placeholder of shape ``[None, ...]``, a
@@ -121,3 +143,29 @@ class SqueezeWithoutAxis(Rule):
                     and shape.value.elements[0].value.value == "None")
         first = call_arg(expr, 0, "x")
         return name.canonical in ELEMENTWISE and first is not None and self._batched(first.value, depth - 1)
+
+
+def _reads(root: cst.CSTNode, name: str) -> Optional[List[Tuple[cst.CSTNode, ...]]]:
+    """The ancestors (root first, the name last) of each read of ``name`` in ``root``'s own
+    scope; None if a nested scope mentions it."""
+    reads, stack = [], [(child, (root,)) for child in code_children(root)]
+    while stack:
+        node, above = stack.pop()
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value == name and is_read(above[-1], node):
+                reads.append((*above, node))
+        elif kind in NESTED_SCOPES:
+            if any(type(n) is cst.Name and n.value == name for n in _names(node)):
+                return None
+        else:
+            stack.extend((child, (*above, node)) for child in code_children(node))
+    return reads
+
+
+def _names(root: cst.CSTNode):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(code_children(node))
