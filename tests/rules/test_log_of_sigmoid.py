@@ -125,3 +125,17 @@ def test_fixture_sigmoid_layers_are_minus_inf_where_log_sigmoid_is_exact(tf):
     corrected = good.keras_layers(tf.constant(good.LOGITS))
     np.testing.assert_allclose(corrected["log_p"].numpy()[0, 0], -200.0)
     np.testing.assert_allclose(corrected["log_not_p"].numpy()[3, 0], -20.0, rtol=1e-6)
+
+
+def test_a_sigmoid_an_inherited_method_returns():
+    source = dedent("""\
+        import tensorflow as tf
+        class Base(object):
+            def probs(self):
+                return tf.sigmoid(self.logits)
+        class Model(Base):
+            def loss(self, y):
+                return -(y * tf.math.log(self.probs()) + (1 - y) * tf.math.log(1 - self.probs()))
+    """)
+    assert findings(source, TFE404) == [(7, 22, "TFE404"), (7, 60, "TFE404")]
+    assert fixed(source, TFE404) == source

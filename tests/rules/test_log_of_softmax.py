@@ -224,7 +224,47 @@ def test_fixture_layers_and_attributes_are_minus_inf_where_log_softmax_is_exact(
     assert np.isnan(bad["d_layers"].numpy()[0]).all()
     for name in ("relu", "linear", "unknown", "smoothed"):
         assert np.isfinite(bad["layers"][name].numpy()).all(), name
-    for name in ("from_attribute", "from_an_instance"):
+    for name in ("from_attribute", "from_an_instance", "from_helper"):
         assert bad[name].numpy()[0].tolist() == [0.0, -np.inf, -np.inf], name
     corrected = good.keras_layers(tf.constant(good.LOGITS))["by_name"]
     np.testing.assert_allclose(corrected.numpy()[0], [0.0, -200.0, -205.0])
+
+
+HELPERS = """\
+import tensorflow as tf
+def probs(x):
+    return tf.nn.softmax(x)
+class Base:
+    def probs(self, x):
+        p = tf.nn.softmax(x)
+        return p
+"""
+
+
+@pytest.mark.parametrize("use, line, column", [
+    ("y = tf.math.log(probs(x))\n", 8, 5),
+    ("class Child(Base):\n    def log_p(self, x):\n        return tf.math.log(self.probs(x))\n", 10, 16),
+    ("class Child(Base):\n    pass\nclass Grandchild(Child):\n    def log_p(self, x):\n"
+     "        return tf.math.log(self.probs(x))\n", 12, 16),
+])
+def test_a_softmax_a_function_of_the_module_returns(use, line, column):
+    source = HELPERS + use
+    assert findings(source, TFE402) == [(line, column, "TFE402")]
+    assert fixed(source, TFE402) == source
+
+
+@pytest.mark.parametrize("use", [
+    # the subclass overrides the method, or has two bases; a helper of another module
+    "class Child(Base):\n    def probs(self, x):\n        return x\n    def f(self, x):\n"
+    "        return tf.math.log(self.probs(x))\n",
+    "class Child(Base, Mixin):\n    def f(self, x):\n        return tf.math.log(self.probs(x))\n",
+    "from helpers import probs as other\ny = tf.math.log(other(x))\n",
+    "y = tf.math.log(probs(*x))\n",
+    # a decorated helper, one that may return something else, a generator, a clipped softmax
+    "@cached\ndef p2(x):\n    return tf.nn.softmax(x)\ny = tf.math.log(p2(x))\n",
+    "def p2(x):\n    if x is None:\n        return 0.5\n    return tf.nn.softmax(x)\ny = tf.math.log(p2(x))\n",
+    "def p2(x):\n    yield tf.nn.softmax(x)\n    return tf.nn.softmax(x)\ny = tf.math.log(p2(x))\n",
+    "def p2(x):\n    return tf.clip_by_value(tf.nn.softmax(x), 1e-6, 1.0)\ny = tf.math.log(p2(x))\n",
+])
+def test_function_near_misses(use):
+    assert findings(HELPERS + use, TFE402) == []

@@ -136,6 +136,12 @@ class Context:
         assigns an attribute of that name."""
         return self.semantics.summaries.attribute_value(node, self.scope)
 
+    def returned_value(self, call: cst.Call, scope: Optional[Scope] = None
+                       ) -> Optional[Tuple[cst.BaseExpression, Scope]]:
+        """What the module's own function or method ``call`` calls returns, with its scope
+        (``def probs(): return tf.nn.softmax(x)``), when it has one ``return``."""
+        return self.semantics.summaries.returned_value(call, scope or self.scope)
+
     # -- values and modes (the semantic model) ------------------------------------
     def kind(self, expr: cst.BaseExpression) -> Optional[str]:
         """``TENSOR``, ``SCALAR`` (a rank-0 tensor), ``NUMBER``, ``DATASET`` or None (unknown)."""

@@ -64,10 +64,12 @@ def produced_by(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
 
 def computes(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
     """Like ``produced_by``, and also through what holds or applies the op: an attribute with
-    one known value (``self.p``, ``model.p``: ``Context.attribute_value``), or a layer whose
+    one known value (``self.p``, ``model.p``: ``Context.attribute_value``), a layer whose
     activation is one of ``paths`` (``Dense(10, activation="softmax")(x)``, a layer object
-    bound once, ``tf.layers.dense(x, 10, activation=tf.nn.softmax)``).  Those are found with
-    ``exact`` False: no fix may rewrite them.  Softmax and sigmoid activations only."""
+    bound once, ``tf.layers.dense(x, 10, activation=tf.nn.softmax)``), or a function of the
+    module that returns the op (``def probs(): return tf.nn.softmax(x)``, ``self.probs()``).
+    Those are found with ``exact`` False: no fix may rewrite them.  Softmax and sigmoid
+    activations only."""
     found = produced_by(context, expr, paths)
     if found is not None:
         return found
@@ -80,10 +82,19 @@ def computes(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
         (value, scope), named = held, True
     if not isinstance(value, cst.Call) or has_star_args(value):
         return None
-    name = context.tf_name(value.func, scope)
-    if (name is not None and name.path in paths) or _layer_activation(context, value, scope) in paths:
+    if _applies(context, value, scope, paths):
         return Produced(value, named, exact=False)
+    returned = context.returned_value(value, scope)
+    if returned is not None and isinstance(returned[0], cst.Call) and not has_star_args(returned[0]):
+        if _applies(context, *returned, paths):
+            return Produced(returned[0], True, exact=False)
     return None
+
+
+def _applies(context, call: cst.Call, scope, paths) -> bool:
+    """``call``, read in ``scope``, is one of ``paths`` or a layer whose activation is."""
+    name = context.tf_name(call.func, scope)
+    return (name is not None and name.path in paths) or _layer_activation(context, call, scope) in paths
 
 
 def _layer_activation(context, call: cst.Call, scope) -> Optional[str]:

@@ -59,7 +59,38 @@ class Summaries:
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             cls = self.class_of_self(func.value.value, scope)
             if cls is not None:
-                return self._defined(func.attr.value, self.table.scopes[cls], own_scope=True)
+                return self._method(cls, func.attr.value)
+        return None
+
+    def returned_value(self, call: cst.Call, scope: Scope) -> Optional[Tuple[cst.BaseExpression, Scope]]:
+        """The value the module's undecorated function (or method through ``self``) that ``call``
+        calls returns, with the function's scope: its one ``return``, seen through a name
+        assigned once there."""
+        function = self.function_called(call.func, scope)
+        if function is None or function.decorators or function.asynchronous is not None:
+            return None
+        values = list(_returns(function.body))
+        inner = self.table.scopes[function]
+        if len(values) != 1 or values[0] is None:
+            return None
+        value = values[0]
+        if isinstance(value, cst.Name):
+            bindings = inner.bindings.get(value.value, ())
+            value = getattr(bindings[0], "value", None) if len(bindings) == 1 else None
+        return None if value is None else (value, inner)
+
+    def _method(self, cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
+        """``cls``'s method ``name``: its own, or one it inherits through classes of the module
+        that each have one base (a base from elsewhere, or several, before it is found: unsure)."""
+        seen = set()
+        while cls is not None and id(cls) not in seen:
+            seen.add(id(cls))
+            scope = self.table.scopes[cls]
+            if name in scope.bindings:
+                return self._defined(name, scope, own_scope=True)
+            if len(cls.bases) != 1 or not isinstance(cls.bases[0].value, cst.Name):
+                return None
+            cls = self._module_class(cls.bases[0].value.value, scope.parent)
         return None
 
     def agreed_argument(self, function: cst.FunctionDef, name: str) -> Optional[Tuple[cst.BaseExpression, Scope]]:
@@ -135,12 +166,15 @@ class Summaries:
         value = getattr(bindings[0], "value", None) if len(bindings) == 1 else None
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
             return None
-        class_name = value.func.value
-        owner = context.owner(class_name, bindings[0].scope)
-        if owner is None or len(owner.bindings[class_name]) != 1:
+        return self._module_class(value.func.value, bindings[0].scope)
+
+    def _module_class(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
+        """The undecorated ``class`` statement ``name`` means in ``scope``, when bound only by it."""
+        owner = self.model.context.owner(name, scope)
+        if owner is None or len(owner.bindings[name]) != 1:
             return None
         classes = self._memo(("classes",), lambda: self._statements(cst.ClassDef))
-        found = classes.get((id(owner), class_name), ())
+        found = classes.get((id(owner), name), ())
         return found[0] if len(found) == 1 and not found[0].decorators else None
 
     def _statements(self, kind: type) -> Dict[Tuple[int, str], list]:

@@ -32,8 +32,9 @@ reported.
 Known problems: the product must be the reduction's direct argument; a product
 bound to a name first (``ce = labels * log(p)``) is reported by TFE402 on the
 log instead, and ``p`` must be a softmax: computed by TensorFlow, the output of a layer with a
-softmax activation or an attribute holding one (TFE402's cases; those are reported
-without a fix); probabilities returned by a model or a helper are not followed.
+softmax activation, an attribute holding one or a function of the module returning
+one (TFE402's cases; those are reported without a fix); probabilities returned by a
+model are not followed.
 """
 import libcst as cst
 

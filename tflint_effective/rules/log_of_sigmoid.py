@@ -23,8 +23,10 @@ Severity: error; info for a guarded log, whose values stay finite (as TFE402 doe
 accuracy rather than an inf/NaN.
 
 Outputs of layers with a sigmoid activation (``Dense(1, activation="sigmoid")(x)``,
-``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``) and attributes the class
-assigns once (``self.p``, ``model.p``) count as sigmoids; they are reported without a fix.
+``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``), attributes the class
+assigns once (``self.p``, ``model.p``) and what an undecorated function or method of
+the module returns from its one ``return`` (``self.probs()``, also inherited) count as
+sigmoids; they are reported without a fix.
 
 Known problems: sigmoids reached through a name assigned in another scope, or
 more than once, are not seen, nor ``log1p(-sigmoid(x))``.  For a full binary cross-entropy from logits

@@ -21,9 +21,11 @@ cure changes their (wrong) values.
 A softmax is also seen as the output of a layer with a softmax activation
 (``Dense(10, activation="softmax")(x)``, a layer object bound once, ``self.out(x)``,
 ``tf.keras.layers.Softmax()``, ``tf.compat.v1.layers.dense(x, n, activation=tf.nn.softmax)``)
-and in an attribute the class assigns once (``self.p``, or ``model.p`` for
-``model = Model(...)`` of a class of the module); these are reported without a
-fix: the cure is to drop the activation and apply ``log_softmax`` to the logits.
+in an attribute the class assigns once (``self.p``, or ``model.p`` for
+``model = Model(...)`` of a class of the module), and in what an undecorated function
+or method of the module returns from its one ``return`` (``probs(x)``, ``self.probs()``,
+also inherited from a class of the module); these are reported without a fix: the
+cure is to drop the activation and apply ``log_softmax`` to the logits.
 
 Severity: error; info for a guarded log, whose values stay finite.  Where the
 probabilities also weight the log (an entropy ``p * log(p + eps)``) the floor
@@ -37,8 +39,8 @@ bound once: a sampler takes unnormalised log-probabilities, reads -inf as a zero
 and no gradient flows through it.
 
 Known problems: a softmax reached through a name assigned in another scope, or
-more than once, is not seen, nor one returned by a helper of your own, nor the
-last layer of a ``Sequential`` model.  The
+more than once, is not seen, nor one returned by a helper with several ``return``
+statements or of another module, nor the last layer of a ``Sequential`` model.  The
 log factor of a hand-written cross-entropy is reported by TFE403 instead.  A fix
 through a name re-reads the softmax arguments at the log: a ``tf.Variable``
 assigned in between (``v.assign(...)``) is not detected.
