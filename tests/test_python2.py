@@ -5,11 +5,12 @@ import io
 import re
 import tokenize
 
+import libcst
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tflint_effective.engine import python2
+from tflint_effective.engine import python2, python2_params
 
 EXACT = [
     # print
@@ -59,6 +60,24 @@ EXACT = [
     ("if 1:\n\tx = 1\n        y = 2\n", "if 1:\n        x = 1\n        y = 2\n"),
     ("if 1:\n  \tx = (1,\n\t\t2)\n        y = 2\n", "if 1:\n        x = (1,\n\t\t2)\n        y = 2\n"),
     ("if 1:\n\tx = 1\n\tif 2:\n\t\ty = 2\n", "if 1:\n\tx = 1\n\tif 2:\n\t\ty = 2\n"),  # tabs only: kept
+    # tuple parameters: each becomes one name that the file does not spell
+    ("def f(a, (b, c)):\n    return b + c\n", "def f(a, b_c_):\n    return b + c\n"),
+    ("g = lambda (k, v): k\n", "g = lambda k_v_: k\n"),
+    ("sorted(d.items(), key=lambda (k, v): (v, k))\n", "sorted(d.items(), key=lambda k_v_: (v, k))\n"),
+    ("def h(self, (x, (y, z))=default, *args): pass\n", "def h(self, x_y_z_=default, *args): pass\n"),
+    ("class A:\n    def m(self, (a, b), c=(1, 2)):\n        return `a`\n",
+     "class A:\n    def m(self, a_b_, c=(1, 2)):\n        return repr(a)\n"),
+    ("def f((a)): return lambda (k): k\n", "def f(a): return lambda k: k\n"),  # no tuple: the name itself
+    ("k_v_ = 1\ng = lambda (k, v), (x, y)=p: k_v_ + 0777\n",
+     "k_v_ = 1\ng = lambda k_v_1, x_y_=p: k_v_ + 0o777\n"),
+    ("def f(a=lambda x, (y, z): y, (b, c)=d): pass\n", "def f(a=lambda x, y_z_: y, b_c_=d): pass\n"),
+    ("f(lambda a={1: 2}, (b, c)=e: b)\n", "f(lambda a={1: 2}, b_c_=e: b)\n"),
+    ("f(lambda a=lambda: 1, (b, c)=e: b)\n", "f(lambda a=lambda: 1, b_c_=e: b)\n"),
+    ("def f(a, (b,  # note\n          c)):\n    pass\n", "def f(a, b_c_  # note\n          ):\n    pass\n"),
+    ("print map(lambda (k, v): k, d)\n", "print(map(lambda k_v_: k, d))\n"),
+    ("f = lambda: (a, b)\ng = lambda x: (a, b)\n", "f = lambda: (a, b)\ng = lambda x: (a, b)\n"),
+    ("def f(a=(1, 2)): return f((a, b))\nh = lambda a=(1, 2), *b: (a)\n",
+     "def f(a=(1, 2)): return f((a, b))\nh = lambda a=(1, 2), *b: (a)\n"),
     # line endings and the rest stay as they are
     ("print x\r\nprint y\r\n", "print(x)\r\nprint(y)\r\n"),
     ("print x", "print(x)"),
@@ -78,7 +97,8 @@ SAMPLES = [source for source, _ in EXACT] + [
     "    exec data in {}\n    print\n",
     "class Model(object):\n\tdef __init__(self, size=10L):\n\t\tself.size = size\n"
     "        def run(self):\n\t\tprint 'size', self.size,\n\t\tprint >> sys.stdout, ur'\\d', 0x10L\n",
-    "x = {'a': 1,\n     'b': `2`}  # comment\nprint x['a'], \\\n      x['b']\nif x <> None: raise ValueError, \"bad\", None\n",
+    "x = {'a': 1,\n     'b': `2`}  # comment\nprint x['a'], \\\n      x['b']\n"
+    "if x <> None: raise ValueError, \"bad\", None\n",
 ]
 
 
@@ -113,21 +133,38 @@ def _spellings(token):
     return options
 
 
+def _tuple_parameter(tokens, line, col):
+    """The original tokens of the tuple parameter whose "(" is at (line, col), the parentheses excluded."""
+    [start] = [i for i, t in enumerate(tokens) if (t.line + 1, t.col) == (line, col)]
+    end = next(i for i in range(start + 1, len(tokens)) if tokens[i].depth <= tokens[start].depth)
+    return tokens[start + 1:end]
+
+
 def check_positions(source):
     """Every token of the translation maps back to the same token (or its Python 2 spelling)
-    in the original, and every name, number and string of the original is mapped to once."""
+    in the original, and every name, number and string of the original is mapped to once,
+    but those of a tuple parameter: its new name, one the file does not spell, maps to its "("."""
     translation = python2.translate(source)
-    starts, hits = _offsets(source), []
+    starts, hits, dropped = _offsets(source), [], set()
+    original = python2._tokenize(source)[0]
     for token in _tokens(translation.text):
         line, col = translation.original(*token.start)
         rest = source[starts[line - 1] + col:]
+        if token.type == tokenize.NAME and rest.startswith("("):
+            inside = _tuple_parameter(original, line, col)
+            if any(t.text == "," for t in inside):
+                assert token.string not in {t.text for t in original}, token
+            else:  # (k) is k
+                assert [t.text for t in inside if t.kind == "name"] == [token.string], token
+            dropped.update((t.line + 1, t.col) for t in inside)
+            continue
         spelled = [s for s in _spellings(token.string) if rest.startswith(s) and not (
             s[-1:].isalnum() and rest[len(s):len(s) + 1].isalnum())]
         assert spelled or token.string in SYNTHETIC, (token, (line, col), rest[:20])
         if spelled and token.type != tokenize.OP:
             hits.append((line, col))
-    originals = [(t.line + 1, t.col) for t in python2._tokenize(source)[0]
-                 if t.kind in ("name", "number", "string") and t.text != "in"]
+    originals = [(t.line + 1, t.col) for t in original if t.kind in ("name", "number", "string")
+                 and t.text != "in" and (t.line + 1, t.col) not in dropped]
     assert sorted(hits) == sorted(originals)
 
 
@@ -140,6 +177,7 @@ def test_positions_map_back_to_the_same_tokens(source):
 def test_translation_parses_and_keeps_every_line(source):
     text = python2.translate(source).text
     ast.parse(text)
+    libcst.parse_module(text)
     assert len(_offsets(text)) == len(_offsets(source))
     assert [line[len(line.rstrip("\r\n")):] for line in text.splitlines(True)] == \
         [line[len(line.rstrip("\r\n")):] for line in source.splitlines(True)]
@@ -166,10 +204,13 @@ PYTHON3 = [
     "def f(a: int, *, b=...) -> None:\n\tif a:\n\t\treturn b @ a\n",
     "print = print\nexec = None\nprint << 2\nprint in x\nx = [print, exec]\n",
     "x\u0301 = '\u00e9'  # an identifier with a combining mark\n\u00e9t\u00e9 = x\u0301\n",
+    "f = lambda: (a, b)\ng = lambda x=(1, 2), *a, **k: (x, a)\ndef h(a: (int) = (1), *, b: int = f((2, 3))) -> (int):\n"
+    "    return lambda a={1: (2)}, b=lambda: (1): (a, b)\n",
 ]
 
 
-@pytest.mark.parametrize("source", PYTHON3 + [inspect.getsource(m) for m in (ast, tokenize, inspect, python2)])
+@pytest.mark.parametrize("source", PYTHON3 + [inspect.getsource(m)
+                                              for m in (ast, tokenize, inspect, python2, python2_params)])
 def test_python3_source_is_left_as_it_is(source):
     ast.parse(source)
     assert python2.translate(source).text == source
@@ -215,13 +256,15 @@ _lists = st.lists(_expressions, min_size=1, max_size=3).map(", ".join)
 @st.composite
 def _statement(draw):
     kind = draw(st.sampled_from(["print", "print,", "print>>", "bare", "raise", "raise3", "exec", "execin",
-                                 "assign", "try"]))
+                                 "assign", "try", "def", "lambda"]))
     values, value = draw(_lists), draw(_expressions)
     return {
         "print": f"print {values}", "print,": f"print {values},", "print>>": f"print >>sys.stderr, {values}",
         "bare": "print", "raise": f"raise E, {value}", "raise3": f"raise E, {value}, tb",
         "exec": f"exec {value}", "execin": f"exec {value} in g, l", "assign": f"v = {value}",
         "try": f"try:\n\tv = {value}\nexcept E, e:\n        print e",
+        "def": f"def f(a, (b, (c, d))={value}, *r):\n\tprint {values}",
+        "lambda": f"v = sorted(d, key=lambda (k, w), (x,)=[{value}]: {value})",
     }[kind]
 
 

@@ -1,4 +1,6 @@
 """Python 2 files are read through a translation, reported at their own positions, never fixed."""
+import pytest
+
 from tflint_effective.engine.fix import fix_source
 from tflint_effective.engine.lint import lint_document, lint_source
 
@@ -42,6 +44,32 @@ def test_python2_is_tf1_code_unless_it_shows_eager_signals():
     assert [d.code for d in lint_source(eager, "old.py")] == ["TFE102"]  # no batch shown; a scalar if: legal
 
 
-def test_what_cannot_be_translated_stays_one_syntax_error():
-    [error] = lint_source("import tensorflow as tf\ndef f((a, b)):\n    print a\n", "old.py")
+PY2_TUPLE_PARAMETERS = (  # no Python 2 syntax but its tuple parameters
+    "import tensorflow as tf\n"
+    "x = tf.placeholder(tf.float32, [None, 1])\n"
+    "def scale(t, (a, b)=(1, 2)): return tf.reduce_mean(t, reduction_indices=[0]) * a + b\n"
+    "pairs = sorted(d.items(), key=lambda (k, v): (v, k))\n"
+    "y = tf.squeeze(x)\n"
+)
+
+
+def test_tuple_parameters_are_translated_and_findings_keep_their_positions():
+    found = lint_source(PY2_TUPLE_PARAMETERS, "old.py")
+    lines = PY2_TUPLE_PARAMETERS.splitlines()
+    assert [(d.line, d.col, d.code) for d in found] == [
+        (3, lines[2].index("reduction_indices"), "TFE102"), (5, 4, "TFE103")]
+    starts = {"TFE103": "tf.squeeze(x)", "TFE102": "reduction_indices=[0]"}
+    for d in found:
+        assert lines[d.line - 1][d.col:].startswith(starts[d.code])
+        assert lines[d.end_line - 1][:d.end_col].endswith(starts[d.code])
+    assert lint_document(PY2_TUPLE_PARAMETERS, "old.py").notes == [
+        "read as Python 2 (translated to Python 3 for the analysis; nothing is fixed)"]
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\ndef f((a, b)):\n    print a b\n",  # translated, still no Python 3
+    "import tensorflow as tf\ndef f((a, b)):\n    print >>log,\n",  # not translated
+])
+def test_what_cannot_be_translated_stays_one_syntax_error(source):
+    [error] = lint_source(source, "old.py")
     assert (error.code, error.line) == ("TFE000", 2)

@@ -1,4 +1,6 @@
-"""Reading Python 2 source as Python 3: a tolerant tokenizer and token-level rewrites.
+"""Reading Python 2 source as Python 3: a tolerant tokenizer and token-level rewrites of print
+and exec statements, ``raise E, v``, ``except E, e``, backticks, ``<>``, old octal and long
+literals, ``ur`` strings, ambiguous tab indentation and tuple parameters (``python2_params``).
 
 ``translate`` keeps lines one-to-one (same count, same line endings); only columns
 move, and ``Translation.original`` maps a position in the translation back to the
@@ -11,6 +13,8 @@ import bisect
 import keyword
 import re
 from typing import NamedTuple, Union
+
+from .python2_params import tuple_parameters
 
 __all__ = ["Python2Error", "Translation", "looks_like_python2", "translate"]
 
@@ -169,6 +173,8 @@ class _Rewriter:
     def run(self) -> list[_Edit]:
         self.reindent()
         self.rename_tokens()
+        for edit in tuple_parameters(self.tokens):
+            self.edit(*edit)
         future_print = self.has_print_function()
         handlers = {"exec": self.exec_, "raise": self.raise_, "except": self.except_}
         if not future_print:
@@ -377,7 +383,7 @@ def translate(source: str) -> Translation:
     return Translation("".join(lines), segments)
 
 
-_MARKERS = re.compile(r"\b(?:print|exec|raise|except)\b|`|<>|\b0\d|\d[lL]\b|\b[uU][rR]['\"]|^[ \t]*\t", re.M)
+_MARKERS = re.compile(r"\b(?:print|exec|raise|except|def|lambda)\b|`|<>|\b0\d|\d[lL]\b|\b[uU][rR]['\"]|^[ \t]*\t", re.M)
 
 
 def looks_like_python2(source: str) -> bool:
