@@ -11,10 +11,10 @@ a layer, or a value computed from one of these); info elsewhere, where the value
 may be a parameter or a statistic with no batch dimension at all, or where the
 squeezed value goes, through element-wise ops, into a full reduction or a
 histogram summary (``tf.reduce_mean(tf.cast(tf.equal(tf.squeeze(p), y), tf.float32))``),
-where size-1 dimensions only broadcast and losing one changes nothing; so does a
-name bound once to it when every read of the name, in the same function, goes there.  A value whose
-static shape the code spells out (``tf.squeeze(tf.constant([[1.0]]))``) has no
-dimension to lose by surprise: not reported.
+where size-1 dimensions only broadcast and losing one changes nothing (also through a
+name bound once to it, when every read of the name in its function goes there).  A
+value whose static shape the code spells out (``tf.squeeze(tf.constant([[1.0]]))``)
+has no dimension to lose by surprise: not reported.
 
 Fix safety: none offered; which dimension was meant cannot be known.
 
@@ -156,14 +156,14 @@ def _reads(root: cst.CSTNode, name: str) -> Optional[List[Tuple[cst.CSTNode, ...
             if node.value == name and is_read(above[-1], node):
                 reads.append((*above, node))
         elif kind in NESTED_SCOPES:
-            if any(type(n) is cst.Name and n.value == name for n in _names(node)):
+            if any(type(n) is cst.Name and n.value == name for n in _walk(node)):
                 return None
         else:
             stack.extend((child, (*above, node)) for child in code_children(node))
     return reads
 
 
-def _names(root: cst.CSTNode):
+def _walk(root: cst.CSTNode):
     stack = [root]
     while stack:
         node = stack.pop()
