@@ -44,9 +44,19 @@ def test_parameters_and_defaults_are_the_fields(cls):
         if field.default is not dataclasses.MISSING:
             assert parameter.default is field.default
         elif field.default_factory is not dataclasses.MISSING:
-            assert parameter.default is dataclasses.MISSING
+            assert parameter.default is dataclasses._HAS_DEFAULT_FACTORY  # as in the dataclass __init__
         else:
             assert parameter.default is inspect.Parameter.empty
+
+
+def test_defaults_passed_explicitly_build_what_leaving_them_out_does():
+    """hypothesis's ``builds`` passes a signature's defaults, the factories' sentinel included."""
+    defaults = {name: parameter.default for name, parameter in inspect.signature(cst.Call.__init__).parameters.items()
+                if name != "self" and parameter.default is not inspect.Parameter.empty}
+    assert dataclasses._HAS_DEFAULT_FACTORY in defaults.values()
+    explicit = cst.Call(func=cst.Name("f"), **defaults)
+    assert explicit.deep_equals(cst.Call(func=cst.Name("f")))
+    assert cst.Module(body=[cst.SimpleStatementLine([cst.Expr(explicit)])]).code == "f()\n"
 
 
 def test_defaults_and_factories_fill_the_fields():

@@ -61,7 +61,9 @@ def _fast_init(cls: type) -> Optional[types.FunctionType]:
     fields = dataclasses.fields(cls)
     if any(not field.init or field.kw_only for field in fields):
         return None
-    names = {"validating": _validating, "MISSING": dataclasses.MISSING}
+    # dataclasses' own default for a field with a factory: the signature stays libcst's, and
+    # callers that pass the signature's defaults explicitly (hypothesis's ``builds``) get the factory
+    names = {"validating": _validating, "FACTORY": dataclasses._HAS_DEFAULT_FACTORY}
     parameters, body = [], []
     for field in fields:
         slot = getattr(cls, field.name, None)
@@ -74,8 +76,8 @@ def _fast_init(cls: type) -> Optional[types.FunctionType]:
             parameters.append(f"{field.name}=default_{field.name}")
         elif field.default_factory is not dataclasses.MISSING:
             names[f"factory_{field.name}"] = field.default_factory
-            parameters.append(f"{field.name}=MISSING")
-            value = f"factory_{field.name}() if {field.name} is MISSING else {field.name}"
+            parameters.append(f"{field.name}=FACTORY")
+            value = f"factory_{field.name}() if {field.name} is FACTORY else {field.name}"
         else:
             parameters.append(field.name)
         body.append(f"  set_{field.name}(self, {value})")
