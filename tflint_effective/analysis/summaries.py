@@ -70,10 +70,9 @@ class Summaries:
         if function is None or function.decorators or function.asynchronous is not None:
             return None
         values = list(_returns(function.body))
-        inner = self.table.scopes[function]
         if len(values) != 1 or values[0] is None:
             return None
-        value = values[0]
+        value, inner = values[0], self.table.scopes[function]
         if isinstance(value, cst.Name):
             bindings = inner.bindings.get(value.value, ())
             value = getattr(bindings[0], "value", None) if len(bindings) == 1 else None
