@@ -109,11 +109,9 @@ class SqueezeWithoutAxis(Rule):
         """``target``, bound once in this function (or module), is read, and only where
         ``_rank_free_use`` holds (names read in nested functions or comprehensions: unsure)."""
         context = self.context
-        bindings = context.bindings(target.value)
-        scope = context.scope
-        if not bindings or len(bindings) > 1 or context.owner(target.value) is not scope or scope.is_class:
+        if not context.is_local(target.value) or len(context.bindings(target.value)) > 1 or context.scope.is_class:
             return False
-        reads = _reads(scope.node, target.value)
+        reads = _reads(context.scope.node, target.value)
         return bool(reads) and all(self._rank_free_use(read) is True for read in reads)
 
     def _batched(self, expr: cst.BaseExpression, depth: int) -> bool:
