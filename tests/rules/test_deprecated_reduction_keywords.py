@@ -137,3 +137,44 @@ def test_moments_keep_dims_in_tf1_code_is_info(tf1_call):
                         "late and nothing deprecates `keep_dims=` there); only the TF2 API rejects it, like this "
                         "module's other TF 1.x calls")]
     assert fixed(source, ["TFE102"]) == source
+
+
+@pytest.mark.parametrize("tf1_call", ["sess = tf.Session()\n", "x = tf.placeholder(tf.float32)\n"])
+def test_old_keywords_in_tf1_code_are_info_and_still_fixed(tf1_call):
+    from tflint_effective.engine.lint import lint_source
+
+    source = f"import tensorflow as tf\n{tf1_call}y = tf.reduce_sum(x, reduction_indices=[1], keep_dims=True)\n"
+    line = source.count("\n")
+    assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
+        (line, 21, "info", "`reduction_indices=` is TF 1.x's old name for `axis=`, which it accepts without a "
+                           "warning; only the TF2 API rejects it, like this module's other TF 1.x calls"),
+        (line, 44, "info", "`keep_dims=` is deprecated, removed in TF2; use `keepdims=`: this module is written for "
+                           "TF 1.x, where it still works, like its other TF 1.x calls")]
+    assert fixed(source, ["TFE102"]) == source.replace("reduction_indices", "axis").replace("keep_dims", "keepdims")
+
+
+def test_keep_dims_beside_axis_in_tf1_code_is_info():
+    from tflint_effective.engine.lint import lint_source
+
+    source = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\ny = tf.reduce_sum(x, axis=1, keep_dims=True)\n"
+    assert [(d.line, d.col, d.severity) for d in lint_source(source, select=["TFE102"])] == [(3, 29, "info")]
+
+
+@pytest.mark.parametrize("source", [
+    "import tensorflow as tf\ny = tf.reduce_sum(x, reduction_indices=[1])\n",  # nothing says TF 1.x
+    "import tensorflow as tf\nx = tf.placeholder(tf.float32)\ny = tf.reduce_sum(x, axis=1, reduction_indices=1)\n",
+    "import tensorflow.compat.v1 as tf1\nimport tensorflow as tf\nx = tf1.placeholder(tf.float32)\n"
+    "y = tf.reduce_sum(x, keep_dims=True)\n",  # TF2 code that uses a v1 name: not written for TF 1.x
+])
+def test_old_keywords_stay_warnings_without_tf1_code(source):
+    from tflint_effective.engine.lint import lint_source
+
+    assert [d.severity for d in lint_source(source, select=["TFE102"])] == ["warning"]
+
+
+def test_tf1_deprecates_keep_dims_but_only_looks_up_reduction_indices(tf):
+    # the deprecation decorator lists the arguments it warns about: keep_dims alone
+    notice = tf.compat.v1.reduce_sum.__doc__.split("SOME ARGUMENTS ARE DEPRECATED: ")[1].split("`")[1]
+    assert notice == "(keep_dims)"
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert tf.compat.v1.reduce_sum(x, reduction_indices=[1]).numpy().tolist() == [3.0, 7.0]

@@ -15,10 +15,12 @@ x)``).  Such code targets TF 0.x, where the new names may not exist yet
 ``try`` that passes the new keyword: a deliberate fallback for old TensorFlow.
 Info too in a project whose requirements cap TensorFlow below 2 (the
 ``tensorflow-version`` key, else its requirement files: ``tensorflow>=1.10,<2``):
-there the old names work.  And info for ``tf.nn.moments`` / ``weighted_moments`` in a
-module written for TF 1.x (``tf.Session``, ``tf.placeholder``, ``tf.variable_scope``, ...
-through the root API): TF 1.x deprecates their ``keep_dims`` nowhere (``keepdims`` is a late
-alias), so only the TF2 API rejects it, as it rejects the module's other TF 1.x calls.
+there the old names work.  And info in a module written for TF 1.x (``tf.Session``,
+``tf.placeholder``, ``tf.variable_scope``, ... through the root API): such code runs only
+where the old names work, as code through ``tf.compat.v1`` does, and the TF2 API rejects its other
+TF 1.x calls first.  TF 1.x warns about ``keep_dims`` (from 1.5 on), never about
+``reduction_indices`` (an alias it looks up silently) nor about the ``keep_dims`` of
+``tf.nn.moments`` / ``weighted_moments`` (``keepdims`` is a late alias there).
 
 Fix safety: safe.  Only the keyword is renamed; the value, the other
 arguments, comments and formatting are kept.  No fix is offered when the call
@@ -82,6 +84,10 @@ class DeprecatedReductionKeywords(Rule):
     TF1_MOMENTS_MESSAGE = ("`{old}=` is TF 1.x's own keyword for this function (its `{new}=` alias came late and "
                            "nothing deprecates `{old}=` there); only the TF2 API rejects it, like this module's other "
                            "TF 1.x calls")
+    TF1_MESSAGE = ("`{old}=` is deprecated, removed in TF2; use `{new}=`: this module is written for TF 1.x, where "
+                   "it still works, like its other TF 1.x calls")
+    TF1_SILENT_MESSAGE = ("`{old}=` is TF 1.x's old name for `{new}=`, which it accepts without a warning; only the "
+                          "TF2 API rejects it, like this module's other TF 1.x calls")
     FALLBACK_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this is the fallback of a `try` that passes "
                         "`{new}=`: kept for TensorFlow versions without it")
 
@@ -105,9 +111,9 @@ class DeprecatedReductionKeywords(Rule):
         v1 = name.compat == "v1" or capped
         severity = INFO if v1 else WARNING
         removed = self.removed_calls
-        # moments' keep_dims in a module written for TF 1.x is TF 1.x's own keyword (settled after the traversal)
-        tf1_moments = self.context.tf1_api_thunk() if (
-            name.path in LATE_KEEPDIMS and not v1 and not given & set(renames.values())) else (lambda: False)
+        # code written for TF 1.x (root ``tf.Session``, ``tf.placeholder``, ...) runs where the old names work, as
+        # code through ``tf.compat.v1`` does (settled after the traversal)
+        tf1_module = (lambda: False) if v1 else self.context.tf1_api_thunk()
         for arg in node.args:
             old = arg.keyword.value if arg.keyword is not None else None
             new = renames.get(old)
@@ -118,19 +124,22 @@ class DeprecatedReductionKeywords(Rule):
                 continue
             message = (self.V1_MESSAGE if v1 else self.MESSAGE).format(old=old, new=new)
             self.report(arg, self.OLD_TF_MESSAGE.format(old=old, new=new), severity=INFO, when=lambda: bool(removed))
-            if new in given:
-                message, fix = message + " (the call passes both; keep one)", None
+            tf1 = tf1_module
+            if new in given:  # TensorFlow rejects both at once, whatever its version
+                message, fix, tf1 = message + " (the call passes both; keep one)", None, (lambda: False)
             elif name.path in LATE_KEEPDIMS:
                 message, fix = message + " (older TF 1.x releases lack it here: check yours)", None
-                self.report(arg, self.TF1_MOMENTS_MESSAGE.format(old=old, new=new), severity=INFO,
-                            when=lambda: not removed and tf1_moments())
             elif oldest is not None and oldest < FIRST_RELEASE[new]:
                 message, fix = message + f" once the project drops TensorFlow {_dotted(oldest)}, which lacks it", None
             else:
                 fix = arg.with_changes(keyword=cst.Name(new))
             if capped and name.compat != "v1":
                 message += " (the project's requirements exclude TF2)"
-            self.report(arg, message, fix=fix, severity=severity, when=lambda: not removed and not tf1_moments())
+            tf1_message = (self.TF1_MOMENTS_MESSAGE if name.path in LATE_KEEPDIMS else
+                           self.TF1_SILENT_MESSAGE if old == "reduction_indices" else self.TF1_MESSAGE)
+            self.report(arg, tf1_message.format(old=old, new=new), fix=fix, severity=INFO,
+                        when=lambda tf1=tf1: not removed and tf1())
+            self.report(arg, message, fix=fix, severity=severity, when=lambda tf1=tf1: not removed and not tf1())
 
     def _in_fallback_for(self, keyword: str) -> bool:
         """In an ``except`` handler of a ``try`` whose body passes ``keyword=``."""
