@@ -3359,6 +3359,39 @@ UNITS = [
          "93d8353812ccad80430fceeaf3b21686b2f04c73", "tf1", "yes"),
     Unit("DongjunLee+dqn-tensorflow", "github", "DongjunLee/dqn-tensorflow",
          "8d952a32a5d33ed0a715ef9ffa8f032c17ff9e19", "tf1", "no"),
+    # --- added in round 46 (fresh held-out code, linted after TFE102's change) ---
+    Unit("coppensg+DoublyCNN-tensorflow", "github", "coppensg/DoublyCNN-tensorflow",
+         "77282d96f045a31eac97afbf6ff63fadec737212", "tf1", "yes", notebooks=True),
+    Unit("ReWangZheng+MTCNN-Tensorflow", "github", "ReWangZheng/MTCNN-Tensorflow",
+         "97612c06e22299a20d06bf87e01032b9fc46ed2f", "tf1", "no"),
+    Unit("postBG+CIFAR10-CNN-tensorflow", "github", "postBG/CIFAR10-CNN-tensorflow",
+         "977ecdca2d8f7981703853b7bd3539ff42bebeac", "tf1", "no"),
+    Unit("juntawu+SCNN-Tensorflow", "github", "juntawu/SCNN-Tensorflow",
+         "4510588489750fe0eacf5025bfd51e8109a91023", "tf1", "some"),
+    Unit("WeiTang114+MVCNN-TensorFlow", "github", "WeiTang114/MVCNN-TensorFlow",
+         "50807142b007100f175f34517bcc0cd08ed10c5c", "tf1", "yes"),
+    Unit("fabiotosi92+CCNN-Tensorflow", "github", "fabiotosi92/CCNN-Tensorflow",
+         "799ea2a1c38731533795cc070f211478fc93e05f", "tf1", "no"),
+    Unit("KaroAntonio+seq-rnn-tensorflow", "github", "KaroAntonio/seq-rnn-tensorflow",
+         "d86ad55e0a6dfd6c018a619a8b47ba40408da9d5", "tf1", "some"),
+    Unit("jiegzhan+time-series-forecasting-rnn-tensorflow", "github", "jiegzhan/time-series-forecasting-rnn-tensorflow",
+         "1fad93efc205b74687f2be2aa4bb1c64c7fbf80c", "tf2", "no"),
+    Unit("pvgladkov+scrnn-tensorflow", "github", "pvgladkov/scrnn-tensorflow",
+         "93b0f3551e52068f0f3b66d08486fb33db535be2", "tf1", "no"),
+    Unit("ChengBinJin+pixelrnn-tensorflow", "github", "ChengBinJin/pixelrnn-tensorflow",
+         "8bd1debafcb89a6866f3ee965234d7febcf7c888", "tf1", "no"),
+    Unit("cnhan13+GliomaClassification-TensorFlow", "github", "cnhan13/GliomaClassification-TensorFlow",
+         "e33d3d3906261338ba271981c66afcedb74f708a", "tf1", "yes"),
+    Unit("MaybeShewill-CV+nsfw-classification-tensorflow", "github", "MaybeShewill-CV/nsfw-classification-tensorflow",
+         "6dfcb16fd655e66b9dd83237bbe89e84aa5322b9", "tf1", "no"),
+    Unit("zizhaozhang+unet-tensorflow-keras", "github", "zizhaozhang/unet-tensorflow-keras",
+         "37015016dc6dcba2753e8e9ed38c79f288b005a0", "tf1", "no"),
+    Unit("JanPalasek+resunet-tensorflow", "github", "JanPalasek/resunet-tensorflow",
+         "9f080caba27441a16697818cb7064839c40223e5", "tf2", "no"),
+    Unit("jason9693+MusicTransformer-tensorflow2.0", "github", "jason9693/MusicTransformer-tensorflow2.0",
+         "f7c06c0cb2e9cdddcbf6db779cb39cd650282778", "tf2", "no", notebooks=True),
+    Unit("strutive07+transformer-tensorflow2.0", "github", "strutive07/transformer-tensorflow2.0",
+         "436c4db5121b5d41bf3ca31e012e92adf803dd06", "tf2", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3373,8 +3406,8 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1171:1231] in round 34, UNITS[1231:1279] in round 35, UNITS[1279:1333] in round 36,
 # UNITS[1333:1381] in round 37, UNITS[1381:1434] in round 38, UNITS[1434:1476] in round 39,
 # UNITS[1476:1535] in round 40, UNITS[1535:1576] in round 41, UNITS[1576:1616] in round 42, UNITS[1616:1619]
-# in round 43, UNITS[1619:1649] in round 44 and UNITS[1649:1666] in round 45; ROUND5 ... ROUND45 select a
-# round's units for a measurement on them alone (heldout.py --units round5 ... round45).
+# in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45 and UNITS[1666:1682] in round 46; ROUND5
+# ... ROUND46 select a round's units for a measurement on them alone (heldout.py --units round5 ... round46).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3416,3 +3449,4 @@ ROUND42 = frozenset(unit.name for unit in UNITS[1576:1616])
 ROUND43 = frozenset(unit.name for unit in UNITS[1616:1619])
 ROUND44 = frozenset(unit.name for unit in UNITS[1619:1649])
 ROUND45 = frozenset(unit.name for unit in UNITS[1649:1666])
+ROUND46 = frozenset(unit.name for unit in UNITS[1666:1682])
