@@ -21,7 +21,7 @@ PY2 = (
 def test_findings_point_at_the_same_tokens_in_the_original():
     found = lint_source(PY2, "old.py")
     assert [(d.line, d.col, d.code, d.severity) for d in found] == [
-        (4, 4, "TFE103", "warning"), (6, 23, "TFE102", "warning"), (10, 3, "TFE301", "error")]
+        (4, 4, "TFE103", "warning"), (6, 23, "TFE102", "info"), (10, 3, "TFE301", "error")]  # TF1 code: TFE102 info
     lines = PY2.splitlines()
     starts = {"TFE103": "tf.squeeze(x)", "TFE102": "reduction_indices=[0]", "TFE301": "t > 0"}
     for d in found:
