@@ -3392,6 +3392,33 @@ UNITS = [
          "f7c06c0cb2e9cdddcbf6db779cb39cd650282778", "tf2", "no", notebooks=True),
     Unit("strutive07+transformer-tensorflow2.0", "github", "strutive07/transformer-tensorflow2.0",
          "436c4db5121b5d41bf3ca31e012e92adf803dd06", "tf2", "no", notebooks=True),
+    # --- added in round 47 (fresh held-out code, the final rules) ---
+    Unit("solaris33+deep-learning-tensorflow-book-code", "github", "solaris33/deep-learning-tensorflow-book-code",
+         "498f3295bc6ed5ae2ce14db727aa6347d299e112", "mixed", "no", notebooks=True),
+    Unit("freebz+Learning-TensorFlow", "github", "freebz/Learning-TensorFlow",
+         "6f97d4b751a355cc676c5f67ebbaf5852552e397", "tf1", "no", notebooks=True),
+    Unit("KellerJordan+Learning-Tensorflow", "github", "KellerJordan/Learning-Tensorflow",
+         "979cd9724db0b123c21c058cbdb7aa4c4711c0ff", "tf1", "no"),
+    Unit("avullo+machine-learning-tensorflow", "github", "avullo/machine-learning-tensorflow",
+         "d9499298197a3206a01c371fd165947d9965bf5e", "tf1", "no"),
+    Unit("SivanMehta+learning-tensorflow", "github", "SivanMehta/learning-tensorflow",
+         "c39811e52f4e402b9d1b3842e0401be794c821f3", "tf1", "no"),
+    Unit("neon29+Deep-learning-Tensorflow", "github", "neon29/Deep-learning-Tensorflow",
+         "98145596d8c6ebdd4d46ad077b540cbbabb3409e", "tf1", "no"),
+    Unit("victor-iyi+tensorflow-examples", "github", "victor-iyi/tensorflow-examples",
+         "ec855e7c6edb6daa624e40d3505f04db06a879e4", "tf1", "no"),
+    Unit("sfujiwara+tensorflow-examples", "github", "sfujiwara/tensorflow-examples",
+         "6b9dd3ba27e1b0d021c322f5504e888b6b7ed4fb", "mixed", "no"),
+    Unit("lankuohsing+TensorFlow-Examples", "github", "lankuohsing/TensorFlow-Examples",
+         "d1bac6298c0ab69c2b2e0eb6f06d36f9cd90d495", "tf1", "no"),
+    Unit("mjDelta+tensorflow-examples", "github", "mjDelta/tensorflow-examples",
+         "bc13c5ecc8a8dca9b4bb2d22cf298e9307ef1e57", "tf1", "some"),
+    Unit("knowledgehacker+tensorflow-examples", "github", "knowledgehacker/tensorflow-examples",
+         "a18a0f088bd1ab4b31fc5274107fa1ba86475937", "tf1", "no"),
+    Unit("lasher169+tensorflow-course", "github", "lasher169/tensorflow-course",
+         "570f7a26eade21ac174694c00a8fedff1bc57c67", "tf2", "no"),
+    Unit("littleheap+TensorFlow-Coursera", "github", "littleheap/TensorFlow-Coursera",
+         "8e1146b4429ec9ab52b7977c5f6786c0289c181a", "mixed", "some"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3406,8 +3433,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1171:1231] in round 34, UNITS[1231:1279] in round 35, UNITS[1279:1333] in round 36,
 # UNITS[1333:1381] in round 37, UNITS[1381:1434] in round 38, UNITS[1434:1476] in round 39,
 # UNITS[1476:1535] in round 40, UNITS[1535:1576] in round 41, UNITS[1576:1616] in round 42, UNITS[1616:1619]
-# in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45 and UNITS[1666:1682] in round 46; ROUND5
-# ... ROUND46 select a round's units for a measurement on them alone (heldout.py --units round5 ... round46).
+# in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45, UNITS[1666:1682] in round 46 and
+# UNITS[1682:1695] in round 47; ROUND5 ... ROUND47 select a round's units for a measurement on them alone
+# (heldout.py --units round5 ... round47).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3450,3 +3478,4 @@ ROUND43 = frozenset(unit.name for unit in UNITS[1616:1619])
 ROUND44 = frozenset(unit.name for unit in UNITS[1619:1649])
 ROUND45 = frozenset(unit.name for unit in UNITS[1649:1666])
 ROUND46 = frozenset(unit.name for unit in UNITS[1666:1682])
+ROUND47 = frozenset(unit.name for unit in UNITS[1682:1695])

@@ -7,7 +7,7 @@
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
     python scripts/heldout.py --root DIR judged --code TFE601  # judged items a working-tree change alters
 
-``--units round5`` (or ``round6`` ... ``round46``) restricts any of them to the units added in that
+``--units round5`` (or ``round6`` ... ``round47``) restricts any of them to the units added in that
 round (``corpus_units.ROUND5`` ... ``ROUND23``), with its own findings file and review directory; the
 default, ``all``, is every unit.
 
@@ -93,7 +93,8 @@ SEEDS = {"round2": 16, "round3": 18, "round3, after the precision passes": 19, "
          "round43 (fresh held-out units, final rules)": 58,
          "round44 (fresh held-out units, final rules)": 59,
          "round45 (fresh held-out units, final rules)": 60,
-         "round46 (fresh held-out units, final rules)": 61}
+         "round46 (fresh held-out units, final rules)": 61,
+         "round47 (fresh held-out units, final rules)": 62}
 SEED = 19
 # The fresh rounds and the seed of each one's own sample (``pooled``); "roundN" is corpus_units.ROUNDN,
 # the units added in round N.  --units: names of the units to use (None: all).
@@ -104,7 +105,7 @@ FRESH_SEEDS = {"round5": 20, "round6": 21, "round7": 22, "round8": 23, "round9":
                "round30": 45, "round31": 46, "round32": 47, "round33": 48, "round34": 49, "round35": 50,
                "round36": 51, "round37": 52, "round38": 53, "round39": 54,
                "round40": 55, "round41": 56, "round42": 57, "round43": 58, "round44": 59, "round45": 60,
-               "round46": 61}
+               "round46": 61, "round47": 62}
 UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for units in FRESH_SEEDS}}
 # Rounds whose findings of a rule a change made after their verdicts were seen altered (found by
 # linting them again): their samples of that rule are not untouched.  The changes are listed in
