@@ -3,12 +3,12 @@
     python scripts/heldout.py --root DIR lint      # lint the held-out part (findings shown by default)
     python scripts/heldout.py --root DIR sample    # write review files for the sampled findings
     python scripts/heldout.py --root DIR report    # the precision table from quality/heldout_verdicts.csv
-    python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-18 together, each with its own sample
+    python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-47 together, each with its own sample
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
     python scripts/heldout.py --root DIR judged --code TFE601  # judged items a working-tree change alters
 
 ``--units round5`` (or ``round6`` ... ``round47``) restricts any of them to the units added in that
-round (``corpus_units.ROUND5`` ... ``ROUND23``), with its own findings file and review directory; the
+round (``corpus_units.ROUND5`` ... ``ROUND47``), with its own findings file and review directory; the
 default, ``all``, is every unit.
 
 A review item is one rule's findings on one line of one file, at the default minimum severity
