@@ -87,6 +87,20 @@ MODE_CASES = [
     # a second, plain import makes the v1 alias a side door, not the main API
     (TF + "import tensorflow.compat.v1 as tf1\nprobe(tf1.log(2.0))\n", ["E"]),
     (TF + "probe(1)\nsess = tf.compat.v1.Session()\n", ["G"]),
+    # TF2 code's way to set GPU options: a session made with a config and kept or handed to Keras
+    *[(TF + "config = tf.compat.v1.ConfigProto()\nconfig.gpu_options.allow_growth = True\n" + made + "probe(1)\n",
+       [mode]) for made, mode in (
+        ("session = tf.compat.v1.InteractiveSession(config=config)\n", "E"),
+        ("tf.compat.v1.Session(config=config)\n", "E"),
+        ("tf.compat.v1.keras.backend.set_session(tf.compat.v1.Session(config=config))\n", "E"),
+        ("session = tf.compat.v1.InteractiveSession()\n", "G"),  # no config: made to run the graph
+        ("with tf.compat.v1.Session(config=config) as sess:\n    pass\n", "G"),
+        ("sess = tf.compat.v1.Session(config=config).run(y)\n", "G"),
+        ("session = tf.Session(config=config)\n", "G"))],  # TF 1.x's root API: TF 1.x code
+    ("from tensorflow.compat.v1 import ConfigProto, InteractiveSession\nconfig = ConfigProto()\n"
+     "session = InteractiveSession(config=config)\nprobe(1)\n", ["E"]),
+    (TF + "session = tf.compat.v1.Session(config=config)\nx = tf.compat.v1.placeholder(tf.float32)\nprobe(x)\n",
+     ["G"]),
     (TF + "tf.compat.v1.disable_eager_execution()\nprobe(1)\n", ["G"]),
     (TF + "x = tf.compat.v1.placeholder(tf.float32)\nprobe(x)\n", ["G"]),
     ("from tensorflow.compat.v1 import placeholder\nx = placeholder('float')\nprobe(x)\n", ["G"]),

@@ -22,6 +22,24 @@ CHAIN = (V1 + "def bn(x, is_training):\n    return tf.layers.batch_normalization
          "def generate(z, is_training=True):\n    return bn(z, is_training)\n")
 
 
+# a GAN whose generator and discriminator share one training flag (batch norms on lines 5 and 9)
+GAN = (V1 + "is_training = tf.placeholder(tf.bool)\n"
+       "def generator(z, is_training):\n    out = tf.layers.dense(z, 8)\n"
+       "    out = tf.layers.batch_normalization(out, training=is_training)\n    return out\n"
+       "def discriminator(x, is_training):\n    out = tf.layers.dense(x, 8)\n"
+       "    out = tf.layers.batch_normalization(out, training=is_training)\n    return out\n"
+       "fake = generator(z, is_training)\nd_real = discriminator(x, is_training)\n"
+       "d_fake = discriminator(fake, is_training)\nloss = tf.reduce_mean(d_fake - d_real)\n" + TRAIN)
+# the same as a class, sampled through its attribute (batch norms on lines 4 and 6)
+GAN_CLASS = (V1 + "class GAN:\n    def generator(self, z):\n"
+             "        return tf.layers.batch_normalization(z, training=self.is_training)\n"
+             "    def discriminator(self, x):\n"
+             "        return tf.layers.batch_normalization(x, training=self.is_training)\n"
+             "    def build(self):\n        self.is_training = tf.placeholder(tf.bool)\n"
+             "        self.fake = self.generator(z)\n        loss = self.discriminator(self.fake)\n"
+             "        self.train_op = tf.train.AdamOptimizer(0.1).minimize(loss)\n")
+
+
 def lint(source):
     return findings(source, select=["TFE602"])
 
@@ -80,6 +98,18 @@ def lint(source):
     (SLIM + "h = slim.conv2d(x, 8, 3, normalizer_fn=slim.batch_norm)\n" + TRAIN + INFER, [(3, 40, "TFE602")]),
     (SLIM + "params = {'decay': 0.9}\nh = slim.conv2d(x, 8, 3, normalizer_fn=slim.batch_norm, "
             "normalizer_params=params)\n" + TRAIN + INFER, [(4, 40, "TFE602")]),
+    # a run in inference mode reads the moving statistics of the batch norms its fetches depend on
+    (GAN + "samples = sess.run(fake, {z: noise, is_training: False})\n", [(5, 11, "TFE602")]),
+    (GAN + "print(d_real.eval(feed_dict={x: batch, is_training: False}))\n", [(9, 11, "TFE602")]),
+    (GAN + "p = sess.run(fetches=[d_fake], feed_dict={x: batch, is_training: False})\n",
+     [(5, 11, "TFE602"), (9, 11, "TFE602")]),
+    (GAN_CLASS + "    def sample(self, sess):\n        return sess.run(self.fake, {self.is_training: False})\n",
+     [(4, 16, "TFE602")]),
+    # what the fetch depends on cannot be followed (a parameter), or the feed is built elsewhere: any
+    *[(GAN + more, [(5, 11, "TFE602"), (9, 11, "TFE602")]) for more in (
+        "def sample(sess, out):\n    return sess.run(out, {is_training: False})\n",
+        "feed = {is_training: False}\nsamples = sess.run(fake, feed)\n",
+        "samples = sess.run(model.sample(), {is_training: False})\n")],
 ])
 def test_findings(source, expected):
     assert lint(source) == expected
@@ -105,6 +135,8 @@ def test_findings(source, expected):
     # a flag handed down from a parameter to which every call gives True (a placeholder of the same
     # name fed False elsewhere is another value)
     CHAIN + "g = generate(z)\nis_training = tf.placeholder(tf.bool)\nsess.run(g, {is_training: False})\n" + TRAIN,
+    # runs in inference mode whose fetches depend on no batch norm (a step counter)
+    GAN + "step = tf.train.get_or_create_global_step()\nn = sess.run(step, {is_training: False})\n",
     # every call of an instance gives ``__call__``'s flag True
     CALLABLE + "        self.sample = self.gen(z, True)\n" + TRAIN + "saver = tf.train.Saver()\n",
     CALLABLE + "gan = GAN()\nfake = gan.gen(z, is_training=True)\nv = gan.gen.variables\n" + TRAIN

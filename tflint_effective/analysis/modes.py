@@ -27,7 +27,9 @@ Then signals, innermost scope first:
    disables v2 behaviour; its tuple form gives no signal), unless eager execution is
    enabled; else E.
    ``tf.compat.v1.Session()`` inside a function of TF2 code makes that function graph
-   code, not its class or module (TF2 libraries keep such calls for compatibility).
+   code, not its class or module (TF2 libraries keep such calls for compatibility); one made
+   with a ``config`` and only kept (``session = ...``) or handed to Keras's ``set_session`` is
+   TF2 code's way to set GPU options, and no signal (eager execution stays on).
 So one ``Session()`` in one function does not make a ``GradientTape`` function of the same
 file graph code.  ``tf2_evidence`` says whether a scope shows positive TF2 signals
 (``tf.function``, ``GradientTape``, Keras subclasses, TF2-only APIs).
@@ -46,6 +48,7 @@ from .tf_api import (DATASET_TRACERS, EAGER_SIGNALS, FUNCTION_WRAPPERS, GRAPH_AP
                      tf_name)
 
 GRAPH, EAGER, TF2 = "graph", "eager", "tf2"  # signals a scope can show
+SESSION_CLASSES = ("Session", "InteractiveSession")
 # A TF 1.x-only name that TF1 eager execution runs too (``tf.layers``, ``tf.train.*Optimizer``):
 # graph mode unless the module enables eager execution.
 TF1_NAME = "tf1 name"
@@ -245,7 +248,8 @@ class Modes:
     def visit_Call(self, node: cst.Call) -> None:
         self._record_call(node)
         name = self.context.tf_call(node)
-        self._note_name(name)
+        if not self._configures_devices(node, name):
+            self._note_name(name)
         explicit = False
         if name is not None and name.path in TRACERS:
             mode = _autograph_mode(node) if name.path == "function" else TRACERS[name.path]
@@ -274,6 +278,19 @@ class Modes:
             return
         if explicit:
             self.explicit.add(key)
+
+    def _configures_devices(self, call: cst.Call, name: Optional[TFName]) -> bool:
+        """``session = tf.compat.v1.Session(config=config)`` (or one handed to Keras's ``set_session``):
+        TF2 code's way to set GPU options (``allow_growth``); eager execution stays on."""
+        if (name is None or name.compat != "v1" or name.path not in SESSION_CLASSES
+                or call_arg(call, 2, "config") is None):
+            return False
+        parent, ancestors = self.context.parent, self.context.ancestors
+        kind = type(parent)
+        if kind is cst.Expr or kind is cst.Assign and type(parent.targets[0].target) is cst.Name:
+            return True
+        return (kind is cst.Arg and len(ancestors) > 2 and type(ancestors[-3]) is cst.Call
+                and (dotted(ancestors[-3].func) or "").endswith("set_session"))
 
     def _may_wrap(self, func: cst.BaseExpression) -> bool:
         """Cheaply, before resolving ``func``: an attribute chain's qualified name ends with its

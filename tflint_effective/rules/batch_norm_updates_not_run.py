@@ -43,7 +43,11 @@ share its statistics (``reuse=True``): a flexible flag elsewhere does not make i
 parameter, a placeholder) counts as inference only where the module shows one
 now or later: False passed or fed for a training flag (``net(x,
 is_training=False)``, ``{is_training: False}``), a ``placeholder_with_default``
-flag, estimator ``ModeKeys``, or a ``Saver`` / SavedModel export; a flag only
+flag, estimator ``ModeKeys``, or a ``Saver`` / SavedModel export.  False fed in a run
+(``sess.run(G_sample, {is_training: False})``, ``t.eval(feed_dict=...)``) counts only for the batch
+norms the run's fetches may depend on (the generator's, not the discriminator's), followed through
+the module's assignments, attributes, functions and classes (``fetches.py``); a fetch it cannot
+follow (a parameter, a call) or a feed dict built elsewhere counts for all.  A flag only
 ever fed True trains in every run, and so does a parameter to which every call of its
 function in the module gives True (``net(x, True)``, or ``net(x)`` of ``def net(x,
 is_training=True)``, or a parameter of its one caller that is so in turn; a model object's
@@ -55,6 +59,7 @@ import re
 
 import libcst as cst
 
+from ..analysis.fetches import reached
 from ..analysis.syntax import call_arg, has_star_args, is_false
 from ..analysis.tf_api import BATCH_NORM_TRAINING, RUNS_UPDATE_OPS
 from ..rule import ERROR, Rule, per_mode
@@ -70,6 +75,7 @@ FLAG = re.compile(r"(^|_)(training|train|phase)(_|$)|^mode$", re.IGNORECASE).sea
 # Names that show a run in inference mode, or a model kept for one (checkpoint, SavedModel).
 INFERENCE_NAMES = {"ModeKeys", "Saver", "saved_model", "export_savedmodel", "export_saved_model"}
 TRAIN_METHODS = ("minimize", "apply_gradients")
+DEFS = (cst.FunctionDef, cst.ClassDef)
 
 
 class BatchNormUpdatesNotRun(Rule):
@@ -99,6 +105,8 @@ class BatchNormUpdatesNotRun(Rule):
         # flag is a value of unknown origin; evidence: the module shows an inference run elsewhere
         self.trains = self.handled = self.arg_scope = self.infers = self.flexible = self.evidence = False
         self.silent_names = set()  # names that mention no update ops
+        self.inference_fetches = []  # (what, function or class where) runs that feed a training flag False fetch
+        self.run_feeds = set()  # ids of those runs' feed dicts: evidence only for what they fetch
 
     def visit_Call(self, node: cst.Call) -> None:
         func, context = node.func, self.context
@@ -130,6 +138,19 @@ class BatchNormUpdatesNotRun(Rule):
         if not self.evidence:
             self.evidence = any(arg.keyword is not None and FLAG(arg.keyword.value) and self._false(arg.value)
                               for arg in node.args) or name is not None and self._flag_default(name.leaf, node)
+        if kind is cst.Attribute and func.attr.value in ("run", "eval"):
+            self._inference_run(node, func)
+
+    def _inference_run(self, call, func) -> None:
+        """``sess.run(fetches, {flag: False})``, ``t.eval(feed_dict={flag: False})``: what it fetches."""
+        run = func.attr.value == "run"
+        feed = call_arg(call, 1 if run else 0, "feed_dict")
+        fetched = call_arg(call, 0, "fetches") if run else None
+        if feed is not None and type(feed.value) is cst.Dict and not has_star_args(call) and any(
+                type(e) is cst.DictElement and self._feeds_false(e) for e in feed.value.elements):
+            self.run_feeds.add(id(feed.value))
+            scope = next((n for n in reversed(self.context.ancestors) if type(n) in DEFS), None)
+            self.inference_fetches.append((func.value if fetched is None else fetched.value, scope))  # ``op.run()``
 
     @staticmethod
     def _flag_default(op, call) -> bool:
@@ -138,10 +159,13 @@ class BatchNormUpdatesNotRun(Rule):
             and call.args[0].value.value in ("True", "False")
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
-        """A feed of False for a training flag: ``{is_training: False}``."""
-        key = node.key.attr if type(node.key) is cst.Attribute else node.key
-        if not self.evidence and type(key) is cst.Name and FLAG(key.value) and self._false(node.value):
+        """A feed of False for a training flag outside a run's arguments: ``feed = {is_training: False}``."""
+        if not self.evidence and id(self.context.parent) not in self.run_feeds and self._feeds_false(node):
             self.evidence = True
+
+    def _feeds_false(self, element: cst.DictElement) -> bool:
+        key = element.key.attr if type(element.key) is cst.Attribute else element.key
+        return type(key) is cst.Name and FLAG(key.value) is not None and self._false(element.value)
 
     @staticmethod
     def _unknown_dependencies(op, call) -> bool:
@@ -156,7 +180,8 @@ class BatchNormUpdatesNotRun(Rule):
 
     def _add(self, node, contrib, trains_always=False) -> None:
         self.context.mode_thunk(node)  # remember the mode here; reported at the end
-        self.norms.append((node, contrib, trains_always))
+        builders = {n.name.value for n in self.context.ancestors if type(n) in DEFS}
+        self.norms.append((node, contrib, trains_always, builders))
 
     def _normalizer_params(self, normalizer, params) -> None:
         value = self.context.assigned_value(params) if isinstance(params, cst.Name) else params
@@ -236,9 +261,15 @@ class BatchNormUpdatesNotRun(Rule):
         self.handled = self.handled or node.attr.value == "updates"
 
     def leave_Module(self, node: cst.Module) -> None:
-        if not self.trains or self.handled or not (self.infers or self.flexible and self.evidence):
+        if not self.trains or self.handled or not (self.infers or self.flexible and (
+                self.evidence or self.inference_fetches)):
             return  # no train op, updates run some other way, or the moving statistics are never read
-        for norm, contrib, trains_always in self.norms:
+        # runs in inference mode that are the only evidence of one: a batch norm that none of their
+        # fetches may depend on always trains
+        built = None if self.evidence or not self.inference_fetches else reached(node, self.inference_fetches)
+        norms = [(norm, contrib, trains_always or built is not None and not built.includes(norm, builders))
+                 for norm, contrib, trains_always, builders in self.norms]
+        for norm, contrib, trains_always in norms:
             # a norm that always trains feeds only a sibling that certainly infers (``reuse=True``)
             if not (contrib and self.arg_scope or trains_always and not self.infers):
                 code = self.context.module.code_for_node(norm.func if isinstance(norm, cst.Call) else norm)
