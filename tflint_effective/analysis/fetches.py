@@ -16,7 +16,7 @@ import libcst as cst
 
 from .syntax import code_children
 
-_DEFS = (cst.FunctionDef, cst.ClassDef)
+DEFS = (cst.FunctionDef, cst.ClassDef)
 Scope = Optional[cst.CSTNode]  # the function or class whose body a node is in; None: the module's
 
 
@@ -42,7 +42,7 @@ class _Index:
                 self._bind(node.target, node.iter, scope)
             elif kind is cst.WithItem and node.asname is not None:
                 self._bind(node.asname.name, node.item, scope)
-            if kind in _DEFS:
+            if kind in DEFS:
                 self.defs.setdefault(node.name.value, []).append((node, scope))
                 self.outer[id(node)] = scope
                 scope = node
@@ -101,7 +101,7 @@ def reached(module: cst.Module, fetches: Iterable[Tuple[cst.BaseExpression, Scop
             todo.extend(index.lookup(node.value, scope) or ())
         elif kind is cst.Attribute:
             todo.extend(index.attributes.get(node.attr.value, ()))
-        elif kind in _DEFS:
+        elif kind in DEFS:
             scope = node
         todo.extend((child, scope) for child in code_children(node))
     return found

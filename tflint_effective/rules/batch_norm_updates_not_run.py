@@ -59,7 +59,7 @@ import re
 
 import libcst as cst
 
-from ..analysis.fetches import reached
+from ..analysis.fetches import DEFS, reached
 from ..analysis.syntax import call_arg, has_star_args, is_false
 from ..analysis.tf_api import BATCH_NORM_TRAINING, RUNS_UPDATE_OPS
 from ..rule import ERROR, Rule, per_mode
@@ -75,7 +75,6 @@ FLAG = re.compile(r"(^|_)(training|train|phase)(_|$)|^mode$", re.IGNORECASE).sea
 # Names that show a run in inference mode, or a model kept for one (checkpoint, SavedModel).
 INFERENCE_NAMES = {"ModeKeys", "Saver", "saved_model", "export_savedmodel", "export_saved_model"}
 TRAIN_METHODS = ("minimize", "apply_gradients")
-DEFS = (cst.FunctionDef, cst.ClassDef)
 
 
 class BatchNormUpdatesNotRun(Rule):
