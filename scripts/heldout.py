@@ -115,8 +115,9 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 # the README ("Changed after their findings had been seen").
 # TFE102's change after round 45 (info in a module written for TF 1.x) altered rounds 44 and 45 (linted again);
 # rounds 5 to 43 were not on the machine to lint again, so they count as altered too.  The changes after round 50
-# (TFE602: what an inference run fetches; modes: a session made only to set GPU options) were checked by linting
-# again every unit with a judged item of a rule they can touch, fetched again at its recorded commit.
+# (TFE602: what an inference run fetches; modes: a session made only to set GPU options; TFE801: batches or buffers
+# of one) were checked by linting again every unit with a judged item of a rule they can touch, fetched again at
+# its recorded commit.
 ALTERED = {"TFE102": {f"round{n}" for n in range(5, 46)},
            "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18", "round24", "round29"},
            "TFE311": {"round29", "round48"}, "TFE901": {"round29"},
@@ -126,7 +127,7 @@ ALTERED = {"TFE102": {f"round{n}" for n in range(5, 46)},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round17", "round20", "round21", "round26",
                       "round27", "round32", "round33", "round34", "round40"},
            "TFE602": {"round7", "round11", "round17", "round20", "round21", "round23", "round27", "round47"},
-           "TFE702": {"round10"}}
+           "TFE702": {"round10"}, "TFE801": {"round34"}}
 
 
 def _unit_dir(root: Path, name: str) -> Path:

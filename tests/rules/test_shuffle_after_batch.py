@@ -25,6 +25,9 @@ def lint(source):
     # batched again, but before the shuffle
     (TF + f"ds = {RANGE}.batch(8).batch(2).shuffle(10)\n", [(2, 51, "TFE801")]),
     (TF + f"ds = {RANGE}.batch(8).shuffle(10)\nother = {RANGE}.shuffle(5).batch(2)\n", [(2, 42, "TFE801")]),
+    # a batch or buffer bigger than one, however spelled
+    (TF + f"ds = {RANGE}.batch(2).shuffle(1000)\n", [(2, 42, "TFE801")]),
+    (TF + f"ds = {RANGE}.batch(batch_size=b).shuffle(buffer_size=n)\n", [(2, 53, "TFE801")]),
     # only the first shuffle after the batch
     (TF + f"ds = {RANGE}.batch(8).shuffle(10).shuffle(5)\n", [(2, 42, "TFE801")]),
     # other spellings: TF1, compat.v1, an imported Dataset
@@ -68,6 +71,10 @@ def test_shuffle_after_batch(source, expected):
     TF + f"ds = {RANGE}.apply(tf.data.experimental.bucket_by_sequence_length(length, [10], [8, 4])).shuffle(10)\n",
     TF + "ds = tf.data.Dataset.from_tensor_slices(sorted(x, key=len)).batch(8).shuffle(10)\n",
     TF + "order = np.argsort(lengths)\ndata = x[order]\nds = tf.data.Dataset.from_tensor_slices(x_sorted).batch(8).shuffle(5)\n",
+    # batches of one element, or a buffer of one: the shuffle moves elements, or nothing
+    TF + f"ds = {RANGE}.batch(1).shuffle(10)\n",
+    TF + f"ds = {RANGE}.batch(batch_size=1).map(f).shuffle(buffer_size=10)\n",
+    TF + f"ds = {RANGE}.batch(8).shuffle(buffer_size=1)\n",
     # sources that may shuffle or are not seen
     TF + "ds = tf.data.Dataset.list_files(pattern).batch(8).shuffle(10)\n",
     TF + "ds = tf.data.Dataset.from_generator(gen, tf.int32).batch(8).shuffle(10)\n",

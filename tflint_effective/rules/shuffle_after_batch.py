@@ -27,12 +27,14 @@ methods (``group_by_window``, ``bucket_by_sequence_length``: batches of sorted
 examples are shuffled on purpose), that ``unbatch`` after the batch, or that
 batch again after the shuffle (``batch(seq_len + 1)`` then made the elements:
 windows of a text, shuffled before the real batching) are not reported, nor are sources built from data whose code mentions sorting
-(``sorted(...)``, ``np.argsort``).  A module-level name rebound by a function
+(``sorted(...)``, ``np.argsort``), nor batches of one element (``batch(1)``) or a buffer of one
+(``shuffle(1)``), where the order of batches is the order of elements or nothing moves.  A module-level
+name rebound by a function
 through ``global`` between the two statements is not seen.
 """
 import libcst as cst
 
-from ..analysis.syntax import bindings_in
+from ..analysis.syntax import bindings_in, call_arg
 from ..analysis.tf_api import RECORD_DATASETS
 from ..rule import WARNING, Rule
 
@@ -73,11 +75,14 @@ class ShuffleAfterBatch(Rule):
             self.rebatched.update(step for step in self._steps(func.value) or () if _method(step) == "shuffle")
         if func.attr.value != "shuffle":
             return
-        steps = [_method(step) for step in self._steps(func.value) or ()]
+        calls = self._steps(func.value) or ()
+        steps = [_method(step) for step in calls]
         last = max((i for i, step in enumerate(steps) if step in BATCHES | {"padded_batch"}), default=None)
         if (last is None or steps[last] not in BATCHES or not set(steps[last + 1:]) <= KEEP_ELEMENTS
                 or not set(steps[:last]) <= UPSTREAM):
             return
+        if _one(call_arg(calls[last], 0, "batch_size")) or _one(call_arg(node, 0, "buffer_size")):
+            return  # batches of one element are the elements; a buffer of one shuffles nothing
         rebatched = self.rebatched
         self.report(func.attr, MESSAGE.format(batch=steps[last]), when=lambda: node not in rebatched)
 
@@ -148,3 +153,7 @@ class ShuffleAfterBatch(Rule):
 
 def _method(call: cst.Call) -> str:
     return call.func.attr.value
+
+
+def _one(arg) -> bool:
+    return arg is not None and type(arg.value) is cst.Integer and arg.value.value == "1"
