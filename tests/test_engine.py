@@ -202,6 +202,65 @@ def test_work_runs_on_one_large_stack_thread_even_when_nested():
     assert on_deep_stack(lambda: threading.current_thread().name) == DEEP_STACK_THREAD
 
 
+def test_the_large_stack_thread_is_kept_for_the_next_call_and_callers_at_once_get_one_each():
+    import threading
+
+    assert on_deep_stack(threading.get_ident) == on_deep_stack(threading.get_ident)
+    both = threading.Barrier(3, timeout=10)  # broken (an error) if the two calls ran one after the other
+    seen = []
+
+    def call():
+        seen.append(on_deep_stack(lambda: (both.wait(), threading.get_ident())))
+
+    callers = [threading.Thread(target=call) for _ in range(2)]
+    for caller in callers:
+        caller.start()
+    both.wait()
+    for caller in callers:
+        caller.join()
+    assert len(seen) == 2 and seen[0][1] != seen[1][1]
+
+
+def test_a_thread_stopped_over_its_cpu_budget_is_not_used_again(monkeypatch):
+    import threading
+
+    from tflint_effective.engine import threads
+
+    monkeypatch.setattr(threads, "CPU_BUDGET", 0.2)
+    used = []
+
+    def spin():
+        used.append(threading.current_thread())
+        while True:
+            pass
+
+    with pytest.raises(threads.OverBudget):
+        on_deep_stack(spin)
+    used[0].join(5)
+    assert not used[0].is_alive()
+    assert on_deep_stack(threading.current_thread) is not used[0]
+
+
+def test_a_forked_child_does_not_wait_for_its_parents_threads():
+    import os
+    import threading
+    import time
+
+    on_deep_stack(threading.get_ident)  # leaves a thread waiting for work, in this process only
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if on_deep_stack(lambda: 7) == 7 else 1)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        pid, status = os.waitpid(child, os.WNOHANG)
+        if pid:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(child, 9)
+    pytest.fail("the child waited for a thread that only its parent has")
+
+
 def test_findings_below_the_minimum_severity_are_dropped_before_their_positions(monkeypatch):
     from tflint_effective.engine import analyse
     from tflint_effective.engine.lint import lint_document

@@ -2,8 +2,8 @@
 
 libcst's native parser recurses on the C stack: deeply nested input crashes the
 process on a main thread's 8 MiB stack, so parsing and traversal run on a thread
-with a large one (address space is reserved, not used).  The thread is a daemon
-and the caller waits for it in short slices, so a KeyboardInterrupt reaches the
+with a large one (address space is reserved, not used), kept for the next call.
+The thread is a daemon and the caller waits for it in short slices, so a KeyboardInterrupt reaches the
 main thread between two slices; ``interrupted`` then ends the process at once,
 whatever the abandoned thread is doing.  (libcst's parser holds the GIL while it
 runs, so the main thread sees the signal only when it returns: the guard that
@@ -23,6 +23,7 @@ import contextlib
 import ctypes
 import gc
 import os
+import queue
 import sys
 import threading
 import time
@@ -33,8 +34,10 @@ DEEP_STACK_THREAD = "tflint-effective"
 WAIT_SLICE = 0.1  # seconds between two chances for a KeyboardInterrupt
 INTERRUPTED = 130  # the exit status of a process ended by SIGINT, by shell convention
 CPU_BUDGET = 20.0  # CPU seconds one call may use (the slowest corpus file, 450 KB, takes 2.5; the 2 MB size cap ~11)
-_running = set()  # analysis threads under way (``is_alive`` is wrong once a join was interrupted)
+_running = set()  # workers running a call
 _left_behind = []  # other work an interruption abandoned (``left_behind``)
+_idle = []  # workers waiting for a call (``_Worker``)
+_idle_lock = threading.Lock()
 
 
 class OverBudget(Exception):
@@ -49,39 +52,103 @@ def on_deep_stack(function, *args, **kwargs):
     a thread, call it in place."""
     if threading.current_thread().name == DEEP_STACK_THREAD:
         return function(*args, **kwargs)
-    outcome = {}
-
-    def target():
-        _running.add(threading.get_ident())
-        outcome["clock"] = _own_cpu_clock()
-        try:
-            with collector_paused():
-                outcome["value"] = function(*args, **kwargs)
-        except BaseException as error:  # handed back to the caller
-            if not (isinstance(error, OverBudget) and "value" in outcome):  # late: the work is done
-                outcome["error"] = error
-        finally:
-            _running.discard(threading.get_ident())
-
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
-    previous = threading.stack_size(DEEP_STACK_BYTES)
-    try:
-        worker = threading.Thread(target=target, name=DEEP_STACK_THREAD, daemon=True)
-        worker.start()
-    finally:
-        threading.stack_size(previous)
+    job = _Job(function, args, kwargs)
+    worker = _idle_worker()
+    worker.jobs.put(job)
     stopped = False
-    while worker.is_alive():  # a KeyboardInterrupt lands here, between two slices
-        worker.join(WAIT_SLICE)
-        clock = outcome.get("clock")
-        if clock is not None and not stopped and worker.is_alive() and _cpu_seconds(clock) > CPU_BUDGET:
-            stopped = _raise_in(worker, OverBudget)
-    # (CPython 3.11 marks a thread stopped when a KeyboardInterrupt interrupts its join,
-    # hence ``_running``.)
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    while not job.done.wait(WAIT_SLICE):  # a KeyboardInterrupt lands here, between two slices
+        if stopped and not worker.thread.is_alive():  # the error ended it before it could tell
+            raise OverBudget
+        if not stopped and job.cpu_start is not None and worker.cpu_seconds() - job.cpu_start > CPU_BUDGET:
+            worker.retired = True  # the error may land after the call returns: use this thread no more
+            stopped = _raise_in(worker.thread, OverBudget)
+            worker.jobs.put(None)
+    if job.error is not None:
+        raise job.error
+    return job.value
+
+
+_PENDING = object()
+
+
+class _Job:
+    """One call, run by a worker: its outcome, and the worker's CPU clock when it began."""
+
+    def __init__(self, function, args, kwargs):
+        self.function, self.args, self.kwargs = function, args, kwargs
+        self.value = _PENDING
+        self.error = self.cpu_start = None
+        self.done = threading.Event()
+
+
+class _Worker:
+    """A daemon thread with a deep stack that runs calls one after another.  It is kept
+    between calls: a new thread for each file would fault its stack and its allocator's
+    memory in again (about a sixth of a parse's CPU time)."""
+
+    def __init__(self):
+        self.jobs = queue.SimpleQueue()
+        self.retired = False
+        self.clock = None
+        previous = threading.stack_size(DEEP_STACK_BYTES)
+        try:
+            self.thread = threading.Thread(target=self._serve, name=DEEP_STACK_THREAD, daemon=True)
+            self.thread.start()
+        finally:
+            threading.stack_size(previous)
+
+    def cpu_seconds(self) -> float:
+        return _cpu_seconds(self.clock) if self.clock is not None else 0.0
+
+    def _serve(self):
+        self.clock = _own_cpu_clock()
+        try:
+            while True:
+                job = self.jobs.get()
+                if job is None:
+                    return
+                self._run(job)
+                job = None  # keep nothing of a file while waiting for the next
+        except OverBudget:  # raised as the call returned: this thread is retired
+            pass
+
+    def _run(self, job: _Job):
+        ident = threading.get_ident()
+        _running.add(ident)
+        job.cpu_start = self.cpu_seconds()
+        try:
+            with collector_paused():
+                job.value = job.function(*job.args, **job.kwargs)
+        except BaseException as error:  # handed back to the caller
+            if not (isinstance(error, OverBudget) and job.value is not _PENDING):  # late: the work is done
+                job.error = error
+        finally:
+            _running.discard(ident)
+            if not self.retired:
+                with _idle_lock:
+                    _idle.append(self)
+            job.done.set()
+
+
+def _idle_worker() -> _Worker:
+    with _idle_lock:
+        while _idle:
+            worker = _idle.pop()
+            if not worker.retired:
+                return worker
+            worker.jobs.put(None)
+    return _Worker()
+
+
+def _forget_workers():
+    """In a forked child: the parent's worker threads do not exist there."""
+    _idle.clear()
+    _running.clear()
+
+
+os.register_at_fork(after_in_child=_forget_workers)
 
 
 def _own_cpu_clock():
