@@ -71,6 +71,13 @@ def test_a_guarded_log_is_info(source, severity):
     "import tensorflow as tf\ny = tf.math.log(1 + tf.exp(x))\n",
     "import numpy as np\ny = np.log(1 / (1 + np.exp(-x)))\n",
     "import tensorflow as tf\ndef sigmoid(x):\n    return x\ny = tf.math.log(sigmoid(x))\n",
+    # an argument bounded by construction (at most 7.5 from zero): nothing can underflow
+    "import tensorflow as tf\ns = tf.sigmoid(x)\ny = tf.math.log(1 - tf.sigmoid(s - 0.5))\n",
+    "import tensorflow as tf\nclass M:\n    def score(self, x):\n        return tf.sigmoid(x)\n"
+    "    def loss(self, a, b):\n        return -tf.math.log(tf.sigmoid(self.score(a) - self.score(b)))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.sigmoid(tf.clip_by_value(z, -5.0, 5.0)))\n",
+    "import tensorflow as tf\ns = tf.sigmoid(x)\ny = tf.math.log(1 - tf.sigmoid(s - tf.reduce_mean(tf.divide(s + s, 2), -1)))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.sigmoid(tf.math.reduce_max(tf.tanh(h)) / 0.5))\n",
 ])
 def test_near_misses(source):
     assert findings(source, TFE404) == []
@@ -139,3 +146,11 @@ def test_a_sigmoid_an_inherited_method_returns():
     """)
     assert findings(source, TFE404) == [(7, 22, "TFE404"), (7, 60, "TFE404")]
     assert fixed(source, TFE404) == source
+
+
+@pytest.mark.parametrize("argument", ["tf.tanh(h) * 8", "tf.tanh(h) * w", "s + x", "tf.clip_by_value(z, -50.0, 5.0)",
+                                      "tf.clip_by_value(z, lo, 5.0)", "s / 0.1", "s / w", "tf.divide(s, w)",
+                                      "tf.reduce_sum(s)"])
+def test_arguments_bounded_too_loosely_or_not_at_all_are_reported(argument):
+    source = f"import tensorflow as tf\ns = tf.sigmoid(x)\ny = tf.math.log(tf.sigmoid({argument}))\n"
+    assert findings(source, TFE404) == [(3, 5, "TFE404")]

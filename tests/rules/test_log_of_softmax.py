@@ -89,6 +89,10 @@ def test_a_guarded_log_is_info(source, severity):
     "import tensorflow as tf\ny = tf.math.log(tf.nn.softmax([0.5, 1.5]))\n",
     "import numpy as np\nimport tensorflow as tf\noutput = np.array([[1.0, 2.0, 3.0]])\n"
     "z = tf.convert_to_tensor(output, dtype=tf.float32)\ny = tf.math.log(tf.nn.softmax(z))\n",
+    # logits bounded by construction (at most 7.5 from zero): attention over softmax weights, tanh
+    "import tensorflow as tf\na = tf.nn.softmax(e)\ny = tf.math.log(tf.nn.softmax(a * 2.0 - 1))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.nn.softmax(tf.tanh(h) + tf.nn.tanh(g)))\n",
+    "import tensorflow as tf\ny = -tf.reduce_sum(labels * tf.math.log(tf.nn.softmax(tf.tanh(x))), -1)\n",
     # only sampled from: a sampler takes log-probabilities, -inf is a zero weight, no gradient flows
     "import tensorflow as tf\ny = tf.random.categorical(tf.math.log(tf.nn.softmax(x)), 1)\n",
     "import tensorflow.compat.v1 as tf\ndef step(o):\n    log_p = tf.log(tf.nn.softmax(o))\n"
@@ -268,3 +272,9 @@ def test_a_softmax_a_function_of_the_module_returns(use, line, column):
 ])
 def test_function_near_misses(use):
     assert findings(HELPERS + use, TFE402) == []
+
+
+@pytest.mark.parametrize("logits", ["tf.tanh(h) * 10.0", "tf.tanh(h) * w", "a * 8", "a + x", "tf.nn.relu(a)"])
+def test_logits_bounded_too_loosely_or_not_at_all_are_reported(logits):
+    source = f"import tensorflow as tf\na = tf.nn.softmax(e)\ny = tf.math.log(tf.nn.softmax({logits}))\n"
+    assert findings(source, TFE402) == [(3, 5, "TFE402")]

@@ -12,9 +12,10 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 import libcst as cst
 
 from .activations import layer_activation
+from .cure_spelling import compat_of, spell
 from .loops import NUMPY_ARRAYS
-from .names import Assigned, Import
-from .tf_api import LOG, REDUCE_LOGSUMEXP, REDUCE_MAX, SOFTMAX, with_math
+from .names import Assigned
+from .tf_api import DIVISIONS, LOG, REDUCE_LOGSUMEXP, REDUCE_MAX, SIGMOID, SOFTMAX, with_math
 from .static_shapes import literal_numbers
 from .syntax import code_children, has_star_args
 
@@ -32,6 +33,8 @@ ELEMENTWISE = with_math("log", "exp", "sqrt", "rsqrt", "square", "abs", "log1p",
     "identity", "cast", "dtypes.cast", "math.log_softmax", "nn.log_softmax", "nn.softmax", "math.softmax"}
 CONSTANTS = {"constant", "convert_to_tensor"}
 SAFE_SPREAD = 15.0  # logits this close: every softmax probability is above exp(-15), even in float16
+BOUNDED = SOFTMAX | SIGMOID | with_math("tanh") | {"nn.tanh"}  # outputs within [-1, 1]
+KEEP_BOUND = with_math("reduce_mean", "reduce_max", "reduce_min")  # |f(x)| <= max |x|
 # Parts of TensorFlow paths whose ops give a new value on every call.
 NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "categorical")
 
@@ -267,7 +270,8 @@ def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]
     for candidate, guarded in unguarded(context, argument) if argument is not None else ():
         softmax = computes(context, candidate, SOFTMAX)
         if softmax is not None:
-            return None if softmax.exact and _close_constants(context, softmax.call) else (softmax, guarded)
+            safe = _close_constants(context, softmax.call) or is_small(context, operand(softmax.call))
+            return None if softmax.exact and safe else (softmax, guarded)
     return None
 
 
@@ -283,6 +287,54 @@ def _close_constants(context, softmax: cst.Call) -> bool:
         value = operand(value)
     numbers = literal_numbers(value) if value is not None else None
     return bool(numbers) and max(numbers) - min(numbers) <= SAFE_SPREAD
+
+
+def is_small(context, x: Optional[cst.BaseExpression]) -> bool:
+    """``|x| <= SAFE_SPREAD / 2`` by construction, so no softmax or sigmoid of it can underflow:
+    numbers, softmax, sigmoid and tanh outputs, values clipped between numbers, and their sums,
+    differences, products, quotients by numbers, means, maxima and minima (``sigmoid(score(a) -
+    score(b))`` with ``score`` returning a sigmoid; attention over weights a softmax gave),
+    through names bound once."""
+    limit = _bound(context, x, 0) if x is not None else None
+    return limit is not None and limit <= SAFE_SPREAD / 2
+
+
+def _bound(context, expr: cst.BaseExpression, depth: int) -> Optional[float]:
+    expr, _ = through_name(context, expr)
+    kind = type(expr)
+    if kind is cst.Integer or kind is cst.Float:
+        return abs(float(expr.evaluated_value))
+    if depth > 20:
+        return None
+    if kind is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
+        return _bound(context, expr.expression, depth + 1)
+    if kind is cst.BinaryOperation and type(expr.operator) in (cst.Add, cst.Subtract, cst.Multiply, cst.Divide):
+        return _combined(context, type(expr.operator), expr.left, expr.right, depth)
+    if kind is cst.Call and not has_star_args(expr):
+        name = context.tf_call(expr)
+        path = name.path if name is not None else ""
+        if path in KEEP_BOUND and operand(expr) is not None:
+            return _bound(context, operand(expr), depth + 1)
+        if path in DIVISIONS and len(expr.args) == 2 and not any(arg.keyword for arg in expr.args):
+            return _combined(context, cst.Divide, expr.args[0].value, expr.args[1].value, depth)
+        if path == "clip_by_value" and len(expr.args) >= 3:
+            low, high = (_bound(context, arg.value, depth + 1) for arg in expr.args[1:3])
+            return None if low is None or high is None else max(low, high)
+    return 1.0 if computes(context, expr, BOUNDED) is not None else None
+
+
+def _combined(context, operator: type, left: cst.BaseExpression, right: cst.BaseExpression,
+              depth: int) -> Optional[float]:
+    """A bound on ``left <operator> right``: a quotient only by a number."""
+    if operator is cst.Divide:
+        divisor = right.evaluated_value if type(right) in (cst.Integer, cst.Float) else 0
+        low = _bound(context, left, depth + 1) if divisor else None
+        return None if low is None else low / abs(divisor)
+    low = _bound(context, left, depth + 1)
+    high = _bound(context, right, depth + 1) if low is not None else None
+    if high is None:
+        return None
+    return low * high if operator is cst.Multiply else low + high
 
 
 def log_softmax_fix(context, log: cst.Call) -> Optional[cst.Call]:
@@ -310,48 +362,3 @@ def in_cross_entropy(context, log: cst.Call) -> bool:
     """Whether ``log`` is the factor of a cross-entropy (TFE403 reports it then)."""
     chain = context.ancestors[-4:]
     return len(chain) == 4 and cross_entropy_log(context, chain[0]) is log
-
-
-def spell(context, compat: Optional[str], paths: Sequence[str],
-          hints: Sequence[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
-    """``tensorflow[.compat.vN].<path>`` spelled from the user's own name for one of its modules.
-
-    ``hints`` are names the user wrote (``tf1.nn.softmax``); the longest prefix of one that
-    resolves, here, to a parent module of the first possible target is extended
-    (``tf1.nn.log_softmax``).  Failing that, a module-level name that resolves here is used
-    (``tf`` for ``from tensorflow.nn import softmax`` in a file that also imports ``tf``).
-    """
-    prefix = "tensorflow." + (f"compat.{compat}." if compat else "")
-    module_names = [cst.Name(name) for name in context.module_scope.bindings]
-    for target in (prefix + path for path in paths):
-        for hint in (*hints, *module_names):
-            chain = hint
-            while isinstance(chain, (cst.Attribute, cst.Name)):
-                module = context.qualname(chain)
-                if module is not None and target.startswith(module + "."):
-                    for part in target[len(module) + 1:].split("."):
-                        chain = cst.Attribute(value=chain, attr=cst.Name(part))
-                    return chain
-                chain = chain.value if isinstance(chain, cst.Attribute) else None
-    return None
-
-
-def importable(context, module: str, name: str) -> bool:
-    """``from module import name`` can be added: ``name`` means nothing else here."""
-    if context.module_scope.star_import:
-        return False
-    bindings = context.bindings(name)
-    return bindings is None or all(b == Import(f"{module}.{name}") for b in bindings)
-
-
-def keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
-    """``name=value`` without spaces around ``=``."""
-    equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                            whitespace_after=cst.SimpleWhitespace(""))
-    return cst.Arg(value=value, keyword=cst.Name(name), equal=equal)
-
-
-def compat_of(context, call: cst.Call) -> Optional[str]:
-    """"v1" for ``tf.compat.v1.exp(...)``: the API a fix must stay in."""
-    name = context.tf_call(call)
-    return name.compat if name is not None else None

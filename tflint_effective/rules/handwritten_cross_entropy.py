@@ -26,8 +26,8 @@ floor zeroes the gradient of a class whose probability falls below ``eps``, but
 independent reviewers judged none of the eight guarded cross-entropies they met on real
 code a clear defect (seven debatable, one false).
 
-As for TFE402, a softmax of logits written out as numbers at most 15 apart is not
-reported.
+As for TFE402, a softmax of logits written out as numbers at most 15 apart, or bounded by
+construction within 7.5 of zero (tanh or softmax outputs), is not reported.
 
 Known problems: the product must be the reduction's direct argument; a product
 bound to a name first (``ce = labels * log(p)``) is reported by TFE402 on the

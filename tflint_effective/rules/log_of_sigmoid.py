@@ -20,7 +20,9 @@ reported without a fix: the cure changes their values.
 
 Severity: error; info for a guarded log, whose values stay finite (as TFE402 does for a guarded
 ``log(softmax(x))``): it floors the log at ``log(eps)`` and zeroes the gradient there, a loss of
-accuracy rather than an inf/NaN.
+accuracy rather than an inf/NaN.  An argument bounded by construction within 7.5 of zero (numbers,
+softmax, sigmoid and tanh outputs, and their sums, differences and products: ``sigmoid(score(a) -
+score(b))`` with ``score`` returning a sigmoid) is not reported: nothing can underflow, even in float16.
 
 Outputs of layers with a sigmoid activation (``Dense(1, activation="sigmoid")(x)``,
 ``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``), attributes the class
@@ -36,8 +38,8 @@ detected.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import (compat_of, computes, may_move, operand, spell, through_name,
-                                         unguarded)
+from ..analysis.cure_spelling import compat_of, spell
+from ..analysis.numeric_patterns import computes, is_small, may_move, operand, through_name, unguarded
 from ..analysis.tf_api import LOG, SIGMOID
 from ..rule import ERROR, INFO, SAFE, Rule
 
@@ -86,6 +88,8 @@ class LogOfSigmoid(Rule):
             inner = _complement(self.context, candidate)
             sigmoid = computes(self.context, candidate if inner is None else inner, SIGMOID)
             if sigmoid is not None:
+                if sigmoid.exact and is_small(self.context, operand(sigmoid.call)):
+                    return  # a bounded argument: nothing can underflow
                 named = sigmoid.named or through_name(self.context, candidate)[1]
                 exact = sigmoid.exact and not guarded
                 fix = self._fix(node, sigmoid.call, inner is not None, named) if exact else None

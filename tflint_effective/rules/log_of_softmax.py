@@ -33,7 +33,9 @@ costs nothing, since those terms are near zero anyway: independent reviewers
 judged guarded forms on real code harmless.  Logits written out as numbers at
 most 15 apart (``softmax(tf.constant([1., 2., 3.]))``, also through a name bound to
 ``np.array([...])``: a demo comparing formulas) are not reported: no probability can
-underflow.  Nor is a log whose only use is the logits of a sampler
+underflow.  Nor are logits bounded by construction within 7.5 of zero (softmax, sigmoid and
+tanh outputs and numbers, and their sums, differences and products: attention over weights a
+softmax already gave).  Nor is a log whose only use is the logits of a sampler
 (``tf.multinomial(log_p, 1)``, ``tf.random.categorical``), directly or through a name
 bound once: a sampler takes unnormalised log-probabilities, reads -inf as a zero weight,
 and no gradient flows through it.

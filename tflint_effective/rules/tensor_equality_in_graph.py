@@ -31,7 +31,7 @@ them by identity on purpose (``if v != exclude``).
 import libcst as cst
 
 from ..analysis.context import NUMBER
-from ..analysis.numeric_patterns import spell
+from ..analysis.cure_spelling import spell
 from ..analysis.syntax import call_arg, is_none, parameter
 from ..analysis.tf_api import BOOLEAN_CONSUMERS, builds_graph
 from ..rule import ERROR, UNSAFE, Fix, Rule, per_mode
