@@ -78,6 +78,8 @@ def test_a_guarded_log_is_info(source, severity):
     "import tensorflow as tf\ny = tf.math.log(tf.sigmoid(tf.clip_by_value(z, -5.0, 5.0)))\n",
     "import tensorflow as tf\ns = tf.sigmoid(x)\ny = tf.math.log(1 - tf.sigmoid(s - tf.reduce_mean(tf.divide(s + s, 2), -1)))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.sigmoid(tf.math.reduce_max(tf.tanh(h)) / 0.5))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.sigmoid(tf.clip_by_value(z, clip_value_min=-5.0, clip_value_max=5.0)))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.sigmoid(tf.tanh(h) / 1" + "0" * 400 + "))\n",
 ])
 def test_near_misses(source):
     assert findings(source, TFE404) == []
@@ -150,7 +152,7 @@ def test_a_sigmoid_an_inherited_method_returns():
 
 @pytest.mark.parametrize("argument", ["tf.tanh(h) * 8", "tf.tanh(h) * w", "s + x", "tf.clip_by_value(z, -50.0, 5.0)",
                                       "tf.clip_by_value(z, lo, 5.0)", "s / 0.1", "s / w", "tf.divide(s, w)",
-                                      "tf.reduce_sum(s)"])
+                                      "tf.reduce_sum(s)", "tf.clip_by_value(z, -5.0)", "s / 1e-320", "s * 1" + "0" * 400])
 def test_arguments_bounded_too_loosely_or_not_at_all_are_reported(argument):
     source = f"import tensorflow as tf\ns = tf.sigmoid(x)\ny = tf.math.log(tf.sigmoid({argument}))\n"
     assert findings(source, TFE404) == [(3, 5, "TFE404")]

@@ -17,7 +17,7 @@ from .loops import NUMPY_ARRAYS
 from .names import Assigned
 from .tf_api import DIVISIONS, LOG, REDUCE_LOGSUMEXP, REDUCE_MAX, SIGMOID, SOFTMAX, with_math
 from .static_shapes import literal_numbers
-from .syntax import code_children, has_star_args
+from .syntax import call_arg, code_children, has_star_args
 
 # A shift computed from these makes ``exp(x - shift)`` stable (at most ``exp(0)`` for the largest x).
 SHIFTS = REDUCE_MAX | REDUCE_LOGSUMEXP
@@ -303,7 +303,8 @@ def _bound(context, expr: cst.BaseExpression, depth: int) -> Optional[float]:
     expr, _ = through_name(context, expr)
     kind = type(expr)
     if kind is cst.Integer or kind is cst.Float:
-        return abs(float(expr.evaluated_value))
+        value = abs(expr.evaluated_value)
+        return float(value) if value <= SAFE_SPREAD else None  # beyond it no bound can help
     if depth > 20:
         return None
     if kind is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
@@ -317,9 +318,10 @@ def _bound(context, expr: cst.BaseExpression, depth: int) -> Optional[float]:
             return _bound(context, operand(expr), depth + 1)
         if path in DIVISIONS and len(expr.args) == 2 and not any(arg.keyword for arg in expr.args):
             return _combined(context, cst.Divide, expr.args[0].value, expr.args[1].value, depth)
-        if path == "clip_by_value" and len(expr.args) >= 3:
-            low, high = (_bound(context, arg.value, depth + 1) for arg in expr.args[1:3])
-            return None if low is None or high is None else max(low, high)
+        if path == "clip_by_value":
+            ends = [call_arg(expr, 1, "clip_value_min"), call_arg(expr, 2, "clip_value_max")]
+            ends = [_bound(context, end.value, depth + 1) if end is not None else None for end in ends]
+            return None if None in ends else max(ends)
     return 1.0 if computes(context, expr, BOUNDED) is not None else None
 
 
@@ -327,9 +329,9 @@ def _combined(context, operator: type, left: cst.BaseExpression, right: cst.Base
               depth: int) -> Optional[float]:
     """A bound on ``left <operator> right``: a quotient only by a number."""
     if operator is cst.Divide:
-        divisor = right.evaluated_value if type(right) in (cst.Integer, cst.Float) else 0
-        low = _bound(context, left, depth + 1) if divisor else None
-        return None if low is None else low / abs(divisor)
+        divisor = min(abs(right.evaluated_value), 1e6) if type(right) in (cst.Integer, cst.Float) else 0
+        low = _bound(context, left, depth + 1) if divisor >= 1e-3 else None
+        return None if low is None else low / divisor
     low = _bound(context, left, depth + 1)
     high = _bound(context, right, depth + 1) if low is not None else None
     if high is None:
