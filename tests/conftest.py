@@ -14,10 +14,16 @@ import importlib.util
 import os
 import pathlib
 import re
+import signal
 
 import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+# A run started in the background (``.ci/run &``) inherits SIGINT ignored, and so would every process
+# the tests start: the Ctrl-C tests need Python's own handling back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # tests/legacy_keras needs legacy Keras (tf-keras, TF_USE_LEGACY_KERAS=1, which TensorFlow reads once per
 # process): it runs in a pytest process of its own, started by tests/test_legacy_keras.py.
