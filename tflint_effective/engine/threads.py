@@ -5,14 +5,16 @@ process on a main thread's 8 MiB stack, so parsing and traversal run on a thread
 with a large one (address space is reserved, not used), kept for the next call.
 The thread is a daemon and the caller waits for it in short slices, so a
 KeyboardInterrupt reaches the main thread between two slices; ``interrupted``
-then ends the process at once, whatever the abandoned thread is doing.  (libcst's parser holds the GIL while it
-runs, so the main thread sees the signal only when it returns: the guard that
-refuses inputs libcst would take long on bounds that time.)
+then ends the process at once, whatever the abandoned thread is doing.
+(libcst's parser holds the GIL while it runs, so the main thread sees the signal
+only when it returns: the guard that refuses inputs libcst would take long on
+bounds that time.)
 
 The same waiting loop bounds the analysis: a call that has used more than
 ``CPU_BUDGET`` seconds of its thread's CPU time gets ``OverBudget`` raised in it
-(at its next Python instruction; that thread is then retired), which ``lint_document`` reports as a TFE000 for the file, so
-a case the analysis is slow on costs one file, not the run.
+(at its next Python instruction; that thread is then retired), which
+``lint_document`` reports as a TFE000 for the file, so a case the analysis is
+slow on costs one file, not the run.
 
 No libcst here: the CLI runs every file through ``on_deep_stack`` and a file the
 pre-filter skips must not pay for importing it.

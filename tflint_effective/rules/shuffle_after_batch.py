@@ -26,11 +26,11 @@ Known problems: pipelines that start from a parameter, a function's result,
 methods (``group_by_window``, ``bucket_by_sequence_length``: batches of sorted
 examples are shuffled on purpose), that ``unbatch`` after the batch, or that
 batch again after the shuffle (``batch(seq_len + 1)`` then made the elements:
-windows of a text, shuffled before the real batching) are not reported, nor are sources built from data whose code mentions sorting
-(``sorted(...)``, ``np.argsort``), nor batches of one element (``batch(1)``) or a buffer of one
-(``shuffle(1)``), where the order of batches is the order of elements or nothing moves.  A module-level
-name rebound by a function
-through ``global`` between the two statements is not seen.
+windows of a text, shuffled before the real batching) are not reported, nor are
+sources built from data whose code mentions sorting (``sorted(...)``, ``np.argsort``),
+nor batches of one element (``batch(1)``) or a buffer of one (``shuffle(1)``), where
+the order of batches is the order of elements or nothing moves.  A module-level name
+rebound by a function through ``global`` between the two statements is not seen.
 """
 import libcst as cst
 
