@@ -83,6 +83,9 @@ class Rule(cst.BatchableCSTVisitor):
     EXAMPLE_HEADER: ClassVar[str] = "import tensorflow as tf\n"
     BAD: ClassVar[str] = ""
     GOOD: ClassVar[str] = ""
+    # Text a file must contain (one of these substrings) for the rule to report in it: the API
+    # the rule matches is spelled wherever it is used or imported. Empty: every file.
+    NEEDS: ClassVar[Tuple[str, ...]] = ()
 
     def __init__(self, context: "Context", sink: Callable[[Report], None]):
         super().__init__()
@@ -99,6 +102,11 @@ class Rule(cst.BatchableCSTVisitor):
             _check_level(cls.SEVERITY)
         elif not (isinstance(cls.SEVERITY, Mapping) and set(cls.SEVERITY) == set(MODES)):
             raise TypeError(f"{cls.__name__}.SEVERITY: a severity or per_mode(...), not {cls.SEVERITY!r}")
+
+    @classmethod
+    def may_report_in(cls, source: str) -> bool:
+        """False when ``source`` lacks what every finding of the rule needs (then it is not run)."""
+        return not cls.NEEDS or any(text in source for text in cls.NEEDS)
 
     # -- metadata ---------------------------------------------------------
     @classmethod

@@ -18,7 +18,9 @@ from .traversal import Traversal
 def lint_parsed(module: cst.Module, source: str, path: str, rule_classes: Sequence[type], *,
                 noqa: bool = True, settings: Settings = Settings(), severity: str = INFO) -> Analysis:
     """The rest of the pipeline for ``source`` already parsed into ``module``; findings below
-    ``severity`` are dropped before their positions are computed."""
+    ``severity`` are dropped before their positions are computed; rules that cannot report in
+    ``source`` (``Rule.may_report_in``) are not run."""
+    rule_classes = [rule for rule in rule_classes if rule.may_report_in(source)]
     diagnostics = lint_module(module, path, rule_classes, settings, severity)
     analysis = Analysis(diagnostics, module=module)
     if noqa:

@@ -83,6 +83,7 @@ class BatchNormUpdatesNotRun(Rule):
     CODE = "TFE602"
     MESSAGE = "batch-norm moving averages are in UPDATE_OPS, which the train op never runs"
     SEVERITY = per_mode(None, G=ERROR)
+    NEEDS = ("batch_norm",)  # every batch norm it reads spells it
     EXAMPLE_HEADER = "import tensorflow.compat.v1 as tf\n"
     BAD = """
         training = tf.placeholder_with_default(True, [])  # fed False at inference
@@ -106,6 +107,11 @@ class BatchNormUpdatesNotRun(Rule):
         self.silent_names = set()  # names that mention no update ops
         self.inference_fetches = []  # (what, function or class where) runs that feed a training flag False fetch
         self.run_feeds = set()  # ids of those runs' feed dicts: evidence only for what they fetch
+
+    @classmethod
+    def may_report_in(cls, source: str) -> bool:
+        """A batch norm, and a train op built in the module (``.minimize(`` / ``.apply_gradients(``)."""
+        return super().may_report_in(source) and any(method in source for method in TRAIN_METHODS)
 
     def visit_Call(self, node: cst.Call) -> None:
         func, context = node.func, self.context

@@ -75,6 +75,12 @@ class DropoutKeepProbAsRate(Rule):
     MESSAGE = "a keep probability passed as dropout's drop rate: the dropout is inverted; pass `1 - keep_prob`"
     SEVERITY = ERROR
     FIX_SAFETY = UNSAFE
+    NEEDS = ("dropout", "Dropout")
+
+    @classmethod
+    def may_report_in(cls, source: str) -> bool:
+        """A dropout, and ``keep`` as a word of some name (``keep_prob``, ``keepProb``, ``KEEP_PROB``)."""
+        return super().may_report_in(source) and any(word in source for word in ("keep", "Keep", "KEEP"))
     BAD = """
         @tf.function
         def layer(x, keep_prob):

@@ -67,6 +67,7 @@ class FromLogitsMismatch(Rule):
     CODE = "TFE407"
     MESSAGE = "the loss's `from_logits` contradicts the model's last activation"
     SEVERITY = WARNING
+    NEEDS = ("rossentropy",)  # in every loss name it knows (``keras_models.LOSSES``, ``LOSS_CLASSES``)
     BAD = """
         model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu"), tf.keras.layers.Dense(4)])
         model.compile("adam", loss="sparse_categorical_crossentropy")

@@ -41,6 +41,8 @@ functions and wrappers are not seen.  A function created in a loop over
 function has no decorator, defines it in its own body, calls it outside a
 loop, and is itself called in such a loop of the same module.
 """
+import re
+
 import libcst as cst
 
 from ..analysis.loops import (PYTHON_VALUE, is_read, is_step_loop, loop_counters, number_per_iteration,
@@ -53,6 +55,11 @@ PASSED = ("`{callee}` (a tf.function) gets the Python number `{arg}`, a new valu
           "(`tf.constant({arg})`) or give it an `input_signature`")
 _UNKNOWN = object()  # not yet in a cache whose answers may be None
 _FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
+# ``tf.function`` is reached as an attribute (``tf.function``, ``tf.compat.v2.function``) or imported
+# by name (``from tensorflow import function``, in a list, across lines)
+_ATTRIBUTE = re.compile(r"\.[ \t\\\r\n]*+function\b")
+_IMPORTED = re.compile(r"\bimport[ \t\\\r\n(]++(?:[\w., \t\\\r\n]++|#[^\r\n]*+)*+")
+_FUNCTION = re.compile(r"\bfunction\b")
 IN_LOOP = ("a tf.function created inside a loop is a new function on every iteration and is traced every "
            "time; create it once, before the loop")
 IN_CALLEE = ("a tf.function created inside `{outer}`, which is called in a loop: every call creates and traces a "
@@ -81,6 +88,11 @@ class FunctionRetraced(Rule):
         for step in tf.range(100):
             y = scale(tf.ones([3]), step)
     """
+
+    @classmethod
+    def may_report_in(cls, source: str) -> bool:
+        return "function" in source and (_ATTRIBUTE.search(source) is not None or any(
+            _FUNCTION.search(names.group()) for names in _IMPORTED.finditer(source)))
 
     def setup(self) -> None:
         self.defs = {}  # (id(scope), name) -> its FunctionDef

@@ -52,6 +52,9 @@ class UncolocatedTowerGradients(Rule):
                   "remove it")
     SEVERITY = per_mode(None, G=WARNING)
     FIX_SAFETY = SAFE
+    # towers are built under ``tf.device`` (or ``runtime_checks.make_parallel``); without them, only
+    # ``tf.gradients``' keyword is reported
+    NEEDS = ("device", "make_parallel", "gradients")
     EXAMPLE_HEADER = "import tensorflow.compat.v1 as tf\n"
     BAD = """
         optimizer = tf.train.AdamOptimizer(0.001)
