@@ -76,11 +76,6 @@ class DropoutKeepProbAsRate(Rule):
     SEVERITY = ERROR
     FIX_SAFETY = UNSAFE
     NEEDS = ("dropout", "Dropout")
-
-    @classmethod
-    def may_report_in(cls, source: str) -> bool:
-        """A dropout, and ``keep`` as a word of some name (``keep_prob``, ``keepProb``, ``KEEP_PROB``)."""
-        return super().may_report_in(source) and any(word in source for word in ("keep", "Keep", "KEEP"))
     BAD = """
         @tf.function
         def layer(x, keep_prob):
@@ -91,6 +86,11 @@ class DropoutKeepProbAsRate(Rule):
         def layer(x, keep_prob):
             return tf.nn.dropout(x, rate=1 - keep_prob)
     """
+
+    @classmethod
+    def may_report_in(cls, source: str) -> bool:
+        """A dropout, and ``keep`` as a word of some name (``keep_prob``, ``keepProb``, ``KEEP_PROB``)."""
+        return super().may_report_in(source) and any(word in source for word in ("keep", "Keep", "KEEP"))
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
