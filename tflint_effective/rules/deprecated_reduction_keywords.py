@@ -72,6 +72,7 @@ class DeprecatedReductionKeywords(Rule):
     V1_MESSAGE = "`{old}=` is deprecated, removed in TF2; use `{new}=`"
     SEVERITY = WARNING
     FIX_SAFETY = SAFE
+    NEEDS = tuple(sorted({old for renames in RENAMES.values() for old in renames}))  # the keywords it reports
     BAD = """
         mean = tf.reduce_mean(x, reduction_indices=[1], keep_dims=True)
     """

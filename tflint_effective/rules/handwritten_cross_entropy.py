@@ -54,6 +54,7 @@ class HandwrittenCrossEntropy(Rule):
                "`tf.nn.softmax_cross_entropy_with_logits(labels, logits)`")
     SEVERITY = ERROR
     FIX_SAFETY = SAFE
+    NEEDS = ("softmax", "Softmax")  # what TFE402 needs: the log is of a softmax
     BAD = """
         probabilities = tf.nn.softmax(logits)
         loss = -tf.reduce_sum(labels * tf.math.log(probabilities), axis=-1)

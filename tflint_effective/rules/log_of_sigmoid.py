@@ -74,6 +74,7 @@ class LogOfSigmoid(Rule):
                "`tf.math.log_sigmoid(x)` (and `log_sigmoid(-x)` for `log(1 - sigmoid(x))`)")
     SEVERITY = ERROR
     FIX_SAFETY = SAFE
+    NEEDS = ("sigmoid",)  # the op or a "sigmoid" activation
     BAD = """
         loss = -(y * tf.math.log(tf.sigmoid(z)) + (1 - y) * tf.math.log(1 - tf.sigmoid(z)))
     """

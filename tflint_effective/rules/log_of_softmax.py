@@ -64,6 +64,7 @@ class LogOfSoftmax(Rule):
                "gradient; use `tf.nn.log_softmax(x)`")
     SEVERITY = ERROR
     FIX_SAFETY = SAFE
+    NEEDS = ("softmax", "Softmax")  # the op, a `Softmax` layer or a "softmax" activation
     BAD = """
         log_p = tf.math.log(tf.nn.softmax(logits, axis=-1))
     """

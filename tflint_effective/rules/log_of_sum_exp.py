@@ -51,6 +51,7 @@ class LogOfSumExp(Rule):
                "use `tf.reduce_logsumexp(x, axis)`")
     SEVERITY = ERROR
     FIX_SAFETY = SAFE
+    NEEDS = ("reduce_sum",)
     BAD = """
         norm = tf.math.log(tf.reduce_sum(tf.exp(scores), axis=-1))
     """

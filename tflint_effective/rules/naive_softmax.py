@@ -70,6 +70,7 @@ class NaiveSoftmax(Rule):
                "(float32) or ~11 (float16); use `tf.nn.softmax(x, axis)`")
     SEVERITY = ERROR
     FIX_SAFETY = SAFE
+    NEEDS = ("reduce_sum",)  # the denominator
     BAD = """
         e = tf.exp(logits)
         probabilities = e / tf.reduce_sum(e, axis=-1, keepdims=True)

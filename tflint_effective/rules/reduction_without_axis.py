@@ -82,6 +82,7 @@ class ReductionWithoutAxis(Rule):
     MESSAGE = ("reduction without `axis` reduces all dimensions, hiding broadcasting mistakes; "
                "pass `axis=...` (or `axis=None` to reduce every element on purpose)")
     SEVERITY = WARNING
+    NEEDS = ("reduce_", "count_nonzero")  # every name in TARGETS spells one
     BAD = """
         total = tf.reduce_sum(x + y)  # x: [2, 1], y: [2] -> broadcasts to [2, 2]
     """

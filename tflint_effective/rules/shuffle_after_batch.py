@@ -53,6 +53,7 @@ class ShuffleAfterBatch(Rule):
     CODE = "TFE801"
     MESSAGE = "`shuffle` after `batch` shuffles whole batches of consecutive elements; shuffle before batching"
     SEVERITY = WARNING
+    NEEDS = ("shuffle",)  # the method it reports
     BAD = """
         dataset = tf.data.Dataset.from_tensor_slices(features).batch(32).shuffle(1000)
     """

@@ -44,6 +44,7 @@ class SoftmaxLabelsInCrossEntropy(Rule):
     MESSAGE = ("the TF1 `{op}` stops the gradient into its labels, so with `labels=softmax(x)` of its own "
                "logits this entropy has a zero gradient; use `{cure}({arguments})`")
     SEVERITY = ERROR
+    NEEDS = ("softmax",)  # the cross-entropy and the softmax both spell it
     EXAMPLE_HEADER = "import tensorflow.compat.v1 as tf\n"
     BAD = """
         entropy = tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(logits), logits=logits)

@@ -57,6 +57,7 @@ class SqueezeWithoutAxis(Rule):
     MESSAGE = ("`squeeze` without `axis` removes every size-1 dimension, including a batch of one; "
                "pass the axis to remove (`axis=[...]`)")
     SEVERITY = WARNING
+    NEEDS = ("squeeze",)
     BAD = """
         scores = tf.squeeze(logits)  # [batch, 1] -> [batch], but [1, 1] -> []
     """

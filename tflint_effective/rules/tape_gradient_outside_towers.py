@@ -37,6 +37,7 @@ class TapeGradientOutsideTowers(Rule):
                "tower's gradient inside its `tf.device` scope, use "
                "`runtime_checks.tower_gradients`, or `tf.distribute.MirroredStrategy`")
     SEVERITY = per_mode(WARNING, G=None)
+    NEEDS = ("GradientTape",)  # every tape it reads spells it
     BAD = """
         with tf.GradientTape() as tape:
             for i, device in enumerate(devices):
