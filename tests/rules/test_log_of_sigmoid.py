@@ -39,6 +39,22 @@ def test_binary_cross_entropy_through_names():
         "tf.math.log(p)", "tf.math.log_sigmoid(z)").replace("tf.math.log(q)", "tf.math.log_sigmoid(-z)")
 
 
+def test_through_a_chained_assignment():
+    source = dedent("""\
+        import tensorflow as tf
+        def loss(z):
+            p = q = tf.sigmoid(z)
+            return -tf.math.log(p) - tf.math.log(1 - q)
+        def rebound(z):
+            p = q = tf.sigmoid(z)
+            q = tf.clip_by_value(q, 0.01, 0.99)
+            return tf.math.log(q)  # bound twice: not followed
+    """)
+    assert findings(source, TFE404) == [(4, 13, "TFE404"), (4, 30, "TFE404")]
+    assert fixed(source, TFE404) == source.replace(
+        "tf.math.log(p) - tf.math.log(1 - q)", "tf.math.log_sigmoid(z) - tf.math.log_sigmoid(-z)")
+
+
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\ny = tf.math.log(tf.sigmoid(x) + 1e-7)\n",
     "import tensorflow as tf\ny = tf.math.log(1 - tf.sigmoid(x) + 1e-7)\n",

@@ -24,7 +24,7 @@ def self_assignments(cls: cst.ClassDef) -> Dict[str, List[tuple]]:
         self_name = params[0].name.value
         for small in _small_statements(method.body):
             if isinstance(small, cst.Assign):
-                targets, plain = [t.target for t in small.targets], len(small.targets) == 1
+                targets, plain = [t.target for t in small.targets], True
             elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
                 targets, plain = [small.target], isinstance(small, cst.AnnAssign) and small.value is not None
             else:

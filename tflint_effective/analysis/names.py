@@ -187,9 +187,8 @@ class ScopeTable:
                     qual = f"{module}.{dotted(alias.name)}"
                     scope.bind(local, Import(self.shims.get(qual, qual)))
         elif kind is cst.Assign:
-            single = node.value if len(node.targets) == 1 else None
-            for target in node.targets:
-                self._bind_target(target.target, scope, single)
+            for target in node.targets:  # ``a = b = value`` binds the one value to both
+                self._bind_target(target.target, scope, node.value)
         elif kind is cst.AnnAssign:
             self._bind_target(node.target, scope, node.value)
         elif kind is cst.AugAssign:
