@@ -215,6 +215,12 @@ def test_attribute_near_misses(use):
     assert findings(MODEL + use, TFE402) == []
 
 
+def test_a_softmax_held_through_a_chained_assignment():
+    source = MODEL.replace("self.p = tf.nn.softmax(x)", "self.p = p = tf.nn.softmax(x)") + (
+        "    def log_p(self):\n        return tf.math.log(self.p)\n")
+    assert findings(source, TFE402) == [(6, 16, "TFE402")]
+
+
 def test_decorated_class_is_not_followed():
     source = MODEL.replace("class Model:", "@dataclass\nclass Model:") + "model = Model(x)\ny = tf.math.log(model.p)\n"
     assert findings(source, TFE402) == []
