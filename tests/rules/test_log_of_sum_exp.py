@@ -45,9 +45,22 @@ def test_reported_without_a_fix(source):
     assert fixed(source, TFE405) == dedent(source)
 
 
+def test_a_shift_by_something_else_than_a_maximum_is_still_reported():
+    source = ("import tensorflow as tf\nz = tf.subtract(x, tf.reduce_mean(x))\n"
+              "y = tf.math.log(tf.reduce_sum(tf.exp(z), 1))\n")
+    assert findings(source, TFE405) == [(3, 5, "TFE405")]
+    assert fixed(source, TFE405) == source.replace("tf.math.log(tf.reduce_sum(tf.exp(z), 1))",
+                                                   "tf.reduce_logsumexp(z, 1)")
+
+
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\nm = tf.reduce_max(x, 1, keepdims=True)\ny = m + tf.math.log(tf.reduce_sum(tf.exp(x - m), 1, keepdims=True))\n",
     "import tensorflow as tf\ny = tf.reduce_logsumexp(x, 1)\n",
+    # the shift spelled as a call, through names
+    "import tensorflow as tf\nm = tf.reduce_max(x, 1, keepdims=True)\nsafe = tf.subtract(x, m)\n"
+    "y = tf.math.log(tf.reduce_sum(tf.exp(safe), 1, keepdims=True))\n",
+    "import tensorflow as tf\n"
+    "y = tf.math.log(tf.reduce_sum(tf.exp(tf.math.subtract(x, y=tf.reduce_max(x))), 1))\n",
     "import tensorflow as tf\nm = tf.reduce_max(x, 1, keepdims=True)\nm = tf.where(tf.math.is_finite(m), m, 0)\ny = m + tf.math.log(tf.reduce_sum(tf.exp(x - m), 1, keepdims=True))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(tf.abs(x), 1))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.reduce_mean(tf.exp(x), 1))\n",

@@ -95,6 +95,9 @@ def test_reported_without_a_fix(source):
     "import tensorflow as tf\nk = tf.exp(-0.5 * (x / s) ** 2)\ny = k / tf.reduce_sum(k)\n",
     "import tensorflow as tf\ny = tf.exp(-tf.square(x)) / tf.reduce_sum(tf.exp(-tf.square(x)), 0, True)\n",
     "import tensorflow as tf\nz = -tf.abs(x) / 2.0\ny = tf.exp(z) / tf.reduce_sum(tf.exp(z), 0, True)\n",
+    # shifted by the maximum through tf.subtract
+    "import tensorflow as tf\nz = tf.subtract(x, tf.reduce_max(x, -1, True))\n"
+    "y = tf.exp(z) / tf.reduce_sum(tf.exp(z), -1, True)\n",
     # divided by something other than its own sum
     "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_sum(tf.exp(w), -1, keepdims=True)\n",
     "import tensorflow as tf\ny = tf.exp(x) / tf.reduce_max(tf.exp(x), -1, keepdims=True)\n",

@@ -21,6 +21,7 @@ from .syntax import call_arg, code_children, has_star_args
 
 # A shift computed from these makes ``exp(x - shift)`` stable (at most ``exp(0)`` for the largest x).
 SHIFTS = REDUCE_MAX | REDUCE_LOGSUMEXP
+SUBTRACT = with_math("subtract")
 NON_NEGATIVE = with_math("square", "abs", "exp", "sqrt") | {"math.squared_difference", "norm", "linalg.norm"}
 REDUCE_SUM_OR_MEAN = with_math("reduce_sum", "reduce_mean")
 GUARDS = with_math("maximum") | {"clip_by_value"}
@@ -201,15 +202,18 @@ def may_move(context, named: bool, *exprs: cst.BaseExpression) -> bool:
 
 
 def is_max_shifted(context, expr: cst.BaseExpression) -> bool:
-    """``x - m`` (or a name for it) where ``m`` is computed from a maximum: the stable form.
+    """``x - m`` or ``tf.subtract(x, m)`` (or a name for either) where ``m`` is computed from a
+    maximum: the stable form.
 
     ``m`` may wrap the maximum (``stop_gradient(reduce_max(x))``, ``where(is_finite(m), m, 0)``)
     or be a name with several bindings, one of them a maximum: the code shifts on purpose.
     """
     expr, _ = through_name(context, expr)
-    if not (isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract)):
-        return False
-    return _computed_from(context, expr.right, SHIFTS, set())
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract):
+        return _computed_from(context, expr.right, SHIFTS, set())
+    name = context.tf_call(expr) if isinstance(expr, cst.Call) else None
+    shift = call_arg(expr, 1, "y") if name is not None and name.path in SUBTRACT else None
+    return shift is not None and _computed_from(context, shift.value, SHIFTS, set())
 
 
 def _computed_from(context, expr: cst.BaseExpression, paths, seen: set) -> bool:

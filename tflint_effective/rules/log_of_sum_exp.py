@@ -14,7 +14,8 @@ spelled from the user's own alias of the module; when no alias the code uses
 resolves to it, no fix is offered.  Through a name (``e = exp(x)`` then
 ``log(reduce_sum(e, 1))``) the arguments are evaluated again at the log, so the
 fix is offered only when they are free of side effects and bound once.  The
-stable form ``log(reduce_sum(exp(x - reduce_max(x))))`` is not reported.  Weighted sums and mixtures, ``log(reduce_sum(w * exp(x), axis))``
+stable form ``log(reduce_sum(exp(x - reduce_max(x))))`` is not reported, nor is the shift
+spelled ``tf.subtract(x, m)``.  Weighted sums and mixtures, ``log(reduce_sum(w * exp(x), axis))``
 with ``w`` a mask, weights or ``softmax(l)``, are reported without a fix:
 ``reduce_logsumexp(log(w) + x, axis)`` has the same value but a NaN gradient
 with respect to ``w`` where a weight is 0 (``1/w`` times 0, measured on TF

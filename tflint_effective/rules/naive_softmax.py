@@ -8,7 +8,7 @@ float16), and inf / inf is NaN: the naive softmax of ``[1000., 0.]`` is
 input.  The forms recognised: ``/``, ``tf.divide`` and ``tf.truediv``, with
 the ``exp`` written twice (same tensor, no side effects) or bound to a name
 once (``e = tf.exp(x); e / tf.reduce_sum(e, axis=-1, keepdims=True)``).  The
-shifted form ``exp(x - reduce_max(x))`` is stable and not reported, also when
+shifted form ``exp(x - reduce_max(x))`` (or ``tf.subtract(x, m)``) is stable and not reported, also when
 the maximum is wrapped (``stop_gradient``, ``where(is_finite(m), m, 0)``) or
 bound to its name more than once; nor is an exponent that is never positive
 by construction (``exp(-0.5 * (d / s) ** 2)``, a Gaussian kernel): it cannot
