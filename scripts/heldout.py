@@ -7,8 +7,8 @@
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
     python scripts/heldout.py --root DIR judged --code TFE601  # judged items a working-tree change alters
 
-``--units round5`` (or ``round6`` ... ``round50``) restricts any of them to the units added in that
-round (``corpus_units.ROUND5`` ... ``ROUND50``), with its own findings file and review directory; the
+``--units round5`` (or ``round6`` ... ``round51``) restricts any of them to the units added in that
+round (``corpus_units.ROUND5`` ... ``ROUND51``), with its own findings file and review directory; the
 default, ``all``, is every unit.
 
 A review item is one rule's findings on one line of one file, at the default minimum severity
@@ -97,7 +97,8 @@ SEEDS = {"round2": 16, "round3": 18, "round3, after the precision passes": 19, "
          "round47 (fresh held-out units, final rules)": 62,
          "round48 (fresh held-out units, final rules)": 63,
          "round49 (fresh held-out units, final rules)": 64,
-         "round50 (fresh held-out units, final rules)": 65}
+         "round50 (fresh held-out units, final rules)": 65,
+         "round51 (fresh held-out units, final rules)": 66}
 SEED = 19
 # The fresh rounds and the seed of each one's own sample (``pooled``); "roundN" is corpus_units.ROUNDN,
 # the units added in round N.  --units: names of the units to use (None: all).
@@ -108,7 +109,8 @@ FRESH_SEEDS = {"round5": 20, "round6": 21, "round7": 22, "round8": 23, "round9":
                "round30": 45, "round31": 46, "round32": 47, "round33": 48, "round34": 49, "round35": 50,
                "round36": 51, "round37": 52, "round38": 53, "round39": 54,
                "round40": 55, "round41": 56, "round42": 57, "round43": 58, "round44": 59, "round45": 60,
-               "round46": 61, "round47": 62, "round48": 63, "round49": 64, "round50": 65}
+               "round46": 61, "round47": 62, "round48": 63, "round49": 64, "round50": 65,
+               "round51": 66}
 UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for units in FRESH_SEEDS}}
 # Rounds whose findings of a rule a change made after their verdicts were seen altered (found by
 # linting them again): their samples of that rule are not untouched.  The changes are listed in
@@ -117,7 +119,7 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 # rounds 5 to 43 were not on the machine to lint again, so they count as altered too.  The changes after round 50
 # (TFE602: what an inference run fetches; modes: a session made only to set GPU options; TFE801: batches or buffers
 # of one) were checked by linting again every unit with a judged item of a rule they can touch, fetched again at
-# its recorded commit.
+# its recorded commit.  The change after round 51 (a shift spelled ``tf.subtract``) removed its one TFE405 item.
 ALTERED = {"TFE102": {f"round{n}" for n in range(5, 46)},
            "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18", "round24", "round29"},
            "TFE311": {"round29", "round48"}, "TFE901": {"round29"},
@@ -127,7 +129,7 @@ ALTERED = {"TFE102": {f"round{n}" for n in range(5, 46)},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round17", "round20", "round21", "round26",
                       "round27", "round32", "round33", "round34", "round40"},
            "TFE602": {"round7", "round11", "round17", "round20", "round21", "round23", "round27", "round47"},
-           "TFE702": {"round10"}, "TFE801": {"round34"}}
+           "TFE405": {"round51"}, "TFE702": {"round10"}, "TFE801": {"round34"}}
 
 
 def _unit_dir(root: Path, name: str) -> Path:
