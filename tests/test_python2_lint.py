@@ -73,3 +73,32 @@ def test_tuple_parameters_are_translated_and_findings_keep_their_positions():
 def test_what_cannot_be_translated_stays_one_syntax_error(source):
     [error] = lint_source(source, "old.py")
     assert (error.code, error.line) == ("TFE000", 2)
+
+
+MIXED_TABS = (  # valid Python 3 (CPython reads a tab as reaching the next multiple of 8), which libcst rejects
+    "import tensorflow as tf\n"
+    "\n"
+    "def f(x, flag):\n"
+    "    \tif flag:\n"
+    "            return tf.squeeze(x, axis=0)\n"
+    "    \telse:\n"
+    "    \t\treturn tf.reduce_sum(x, 1, keep_dims=True)\n"
+)
+
+
+def test_python3_indentation_libcst_cannot_tokenize_is_read_with_tabs_expanded():
+    import ast
+
+    import libcst
+
+    ast.parse(MIXED_TABS)
+    with pytest.raises(libcst.ParserSyntaxError):
+        libcst.parse_module(MIXED_TABS)
+    analysis = lint_document(MIXED_TABS, "mixed.py")
+    assert [(d.line, d.col, d.end_col, d.code) for d in analysis.diagnostics] == [(7, 33, 47, "TFE102")]
+    assert MIXED_TABS.splitlines()[6][33:47] == "keep_dims=True"
+    assert analysis.notes == [
+        "read with the tabs of its indentation expanded (libcst cannot tokenize them; nothing is fixed)"]
+    assert fix_source(MIXED_TABS.expandtabs(8), "mixed.py").applied == 1  # the fix exists...
+    result = fix_source(MIXED_TABS, "mixed.py")
+    assert result.source == MIXED_TABS and result.applied == 0  # ...but not for text that is not the file

@@ -7,6 +7,7 @@ A file that imports neither TensorFlow nor Keras is not parsed by libcst at all 
 from __future__ import annotations
 
 import ast
+import re
 import dataclasses
 from typing import List, Optional, Sequence
 
@@ -56,7 +57,7 @@ def _lint(source, path, select, ignore, noqa, settings, severity) -> Analysis:
     try:
         module = parse(source)
     except PARSE_FAILURES as error:
-        translation = _python2(source, error)
+        translation, python2 = _translation(source, error)
         if translation is None:
             return Analysis([syntax_error(path, source, error)])
         try:
@@ -64,28 +65,45 @@ def _lint(source, path, select, ignore, noqa, settings, severity) -> Analysis:
         except PARSE_FAILURES:
             return Analysis([syntax_error(path, source, error)])
         analysis = lint_parsed(module, translation.text, path, rules, noqa=noqa,
-                               settings=dataclasses.replace(settings, python2=True), severity=severity)
-        return _at_original_positions(analysis, translation)
+                               settings=dataclasses.replace(settings, python2=python2), severity=severity)
+        return _at_original_positions(analysis, translation, PYTHON2_NOTE if python2 else TABS_NOTE)
     return lint_parsed(module, source, path, rules, noqa=noqa, settings=settings, severity=severity)
 
 
-def _python2(source: str, error: Exception):
-    """The Python 3 translation of a Python 2 file (None for anything else)."""
-    from .python2 import Python2Error, looks_like_python2, translate
+PYTHON2_NOTE = "read as Python 2 (translated to Python 3 for the analysis; nothing is fixed)"
+TABS_NOTE = "read with the tabs of its indentation expanded (libcst cannot tokenize them; nothing is fixed)"
+_TAB_INDENT = re.compile(r"^[ \f]*\t", re.M)
+
+
+def _translation(source: str, error: Exception):
+    """Text libcst may parse in place of ``source`` (a ``Translation``, or None) and whether it
+    is Python 2's: a Python 3 file whose indentation mixes tabs and spaces in a way CPython
+    accepts and libcst's tokenizer does not, or a Python 2 file."""
+    from .python2 import Python2Error, expand_tabs, looks_like_python2, translate
 
     if isinstance(error, (RecursionError, MemoryError, Refused)):
-        return None
-    if not looks_like_python2(source):
-        return None
+        return None, False
     try:
-        return translate(source)
+        if _TAB_INDENT.search(source) and _is_python3(source):
+            return expand_tabs(source), False
+        if looks_like_python2(source):
+            return translate(source), True
     except Python2Error:
-        return None
+        pass
+    return None, False
 
 
-def _at_original_positions(analysis: Analysis, translation) -> Analysis:
-    """Findings on a translated Python 2 file, moved back to the original's columns; no fixes
-    (the translation is not the file) and a note that it was read as Python 2."""
+def _is_python3(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _at_original_positions(analysis: Analysis, translation, note: str) -> Analysis:
+    """Findings on a translated file, moved back to the original's columns; no fixes (the
+    translation is not the file) and a note that says how it was read."""
     def moved(d: Diagnostic) -> Diagnostic:
         (line, col), (end_line, end_col) = translation.original(d.line, d.col), translation.original(
             d.end_line or d.line, d.end_col)
@@ -94,7 +112,7 @@ def _at_original_positions(analysis: Analysis, translation) -> Analysis:
     analysis.diagnostics = [moved(d) for d in analysis.diagnostics]
     analysis.suppressed = [(moved(d), why) for d, why in analysis.suppressed]
     analysis.module = None
-    analysis.notes.append("read as Python 2 (translated to Python 3 for the analysis; nothing is fixed)")
+    analysis.notes.append(note)
     return analysis
 
 

@@ -2,6 +2,7 @@
 and exec statements, ``raise E, v``, ``except E, e``, backticks, ``<>``, old octal and long
 literals, ``ur`` strings, ambiguous tab indentation and tuple parameters (``python2_params``).
 
+``expand_tabs`` does only the last for Python 3 files that libcst cannot tokenize.
 ``translate`` keeps lines one-to-one (same count, same line endings); only columns
 move, and ``Translation.original`` maps a position in the translation back to the
 same token in the original. Columns are ``str`` indices, as in libcst's positions.
@@ -16,7 +17,7 @@ from typing import NamedTuple, Union
 
 from .python2_params import tuple_parameters
 
-__all__ = ["Python2Error", "Translation", "looks_like_python2", "translate"]
+__all__ = ["Python2Error", "Translation", "expand_tabs", "looks_like_python2", "translate"]
 
 
 class Python2Error(ValueError):
@@ -190,9 +191,9 @@ class _Rewriter:
             at_start = token.kind == "newline" or (token.text in (";", ":") and token.depth == 0)
         return self.edits
 
-    def reindent(self) -> None:
+    def reindent(self, always: bool = False) -> None:
         """Expand tabs in indentation (to multiples of 8, as Python 2 does) where Python 3
-        would find them ambiguous; other files keep their indentation as it is."""
+        would find them ambiguous, or ``always``; other files keep their indentation as it is."""
         indents = []
         for line, col in self.starts:
             prefix = self.lines[line][:col]
@@ -214,7 +215,7 @@ class _Rewriter:
                 widths.pop()
                 alt_widths.pop()
             ambiguous |= width == widths[-1] and alt_width != alt_widths[-1]
-        if ambiguous:
+        if ambiguous or always:
             for line, col, width, _ in indents:
                 if "\t" in self.lines[line][:col] or "\f" in self.lines[line][:col]:
                     self.edit(line, 0, col, " " * width)
@@ -355,7 +356,19 @@ class Translation:
 def translate(source: str) -> Translation:
     """``source`` (Python 2) as Python 3; raises ``Python2Error`` when it cannot be tokenized."""
     rewriter = _Rewriter(source)
-    edits = sorted(rewriter.run(), key=lambda e: (e.line, e.start, e.end, e.order))
+    return _applied(rewriter, rewriter.run())
+
+
+def expand_tabs(source: str) -> Translation:
+    """``source`` (Python 3) with the tabs of its indentation expanded to multiples of 8, as
+    CPython reads them: libcst's tokenizer rejects some mixes of tabs and spaces CPython accepts."""
+    rewriter = _Rewriter(source)
+    rewriter.reindent(always=True)
+    return _applied(rewriter, rewriter.edits)
+
+
+def _applied(rewriter: _Rewriter, edits: list[_Edit]) -> Translation:
+    edits = sorted(edits, key=lambda e: (e.line, e.start, e.end, e.order))
     lines, segments = list(rewriter.lines), {}
     by_line: dict[int, list[_Edit]] = {}
     for edit in edits:
