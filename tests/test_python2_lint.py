@@ -1,4 +1,7 @@
 """Python 2 files are read through a translation, reported at their own positions, never fixed."""
+import ast
+
+import libcst
 import pytest
 
 from tflint_effective.engine.fix import fix_source
@@ -87,10 +90,6 @@ MIXED_TABS = (  # valid Python 3 (CPython reads a tab as reaching the next multi
 
 
 def test_python3_indentation_libcst_cannot_tokenize_is_read_with_tabs_expanded():
-    import ast
-
-    import libcst
-
     ast.parse(MIXED_TABS)
     with pytest.raises(libcst.ParserSyntaxError):
         libcst.parse_module(MIXED_TABS)

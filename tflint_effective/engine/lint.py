@@ -7,8 +7,8 @@ A file that imports neither TensorFlow nor Keras is not parsed by libcst at all 
 from __future__ import annotations
 
 import ast
-import re
 import dataclasses
+import re
 from typing import List, Optional, Sequence
 
 from .. import registry

@@ -2,7 +2,7 @@
 and exec statements, ``raise E, v``, ``except E, e``, backticks, ``<>``, old octal and long
 literals, ``ur`` strings, ambiguous tab indentation and tuple parameters (``python2_params``).
 
-``expand_tabs`` does only the last for Python 3 files that libcst cannot tokenize.
+``expand_tabs`` does only the tab expansion, for Python 3 files whose indentation libcst cannot tokenize.
 ``translate`` keeps lines one-to-one (same count, same line endings); only columns
 move, and ``Translation.original`` maps a position in the translation back to the
 same token in the original. Columns are ``str`` indices, as in libcst's positions.
