@@ -84,7 +84,7 @@ def _translation(source: str, error: Exception):
     if isinstance(error, (RecursionError, MemoryError, Refused)):
         return None, False
     try:
-        if _TAB_INDENT.search(source) and _is_python3(source):
+        if _TAB_INDENT.search(source) and parses_as_python3(source):
             return expand_tabs(source), False
         if looks_like_python2(source):
             return translate(source), True
@@ -93,7 +93,8 @@ def _translation(source: str, error: Exception):
     return None, False
 
 
-def _is_python3(source: str) -> bool:
+def parses_as_python3(source: str) -> bool:
+    """Whether CPython's own parser accepts ``source``."""
     try:
         ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):

@@ -1,10 +1,10 @@
 """``check --add-noqa``: every reported line gets ``# noqa: CODE`` (see ``noqa.add_noqa``)."""
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Optional
 
+from ..engine.lint import parses_as_python3
 from .documents import NotebookError
 from .files import SourceError
 from .noqa import add_noqa
@@ -17,14 +17,6 @@ def _document_line(document, finding) -> int:
         return finding.line
     cell = next(c for c in document.cells if c.number == finding.cell)
     return cell.first_line + finding.line - 1
-
-
-def _parses(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
 
 
 @_one_file
@@ -47,7 +39,7 @@ def add_noqa_file(path: str, options, data: Optional[bytes] = None):
     if not changed:
         return result
     new_text = document.rewrite(source)
-    if new_text is None or (_parses(document.source) and not _parses(source)):
+    if new_text is None or (parses_as_python3(document.source) and not parses_as_python3(source)):
         result.warnings.append(f"{name}: warning: could not add # noqa comments that parse; "
                                "file left unchanged")
         return result
