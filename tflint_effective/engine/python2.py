@@ -10,12 +10,12 @@ Standard library only, so this module can be used and tested on its own.
 """
 from __future__ import annotations
 
-import bisect
 import keyword
 import re
 from typing import NamedTuple, Union
 
 from .python2_params import tuple_parameters
+from .translation import Segment, Translation
 
 __all__ = ["Python2Error", "Translation", "expand_tabs", "looks_like_python2", "translate"]
 
@@ -320,39 +320,6 @@ class _Rewriter:
             self.replace(comma, " as " if tight else " as")
 
 
-# ---------------------------------------------------------------- translation
-
-class _Segment(NamedTuple):
-    new_col: int  # where the segment starts in the translated line
-    line: int  # 1-based, in the original
-    col: int
-    copied: bool  # copied text maps column by column; new text maps to its anchor
-
-
-class Translation:
-    """Python 3 text for a Python 2 source, with the way back to original positions."""
-
-    def __init__(self, text: str, segments: dict[int, list[_Segment]]):
-        self.text = text
-        self._segments = segments
-        self._starts = {line: [s.new_col for s in segs] for line, segs in segments.items()}
-
-    def original(self, line: int, col: int) -> tuple[int, int]:
-        """The original (1-based line, 0-based col) of a position in ``text``: the same
-        character for copied text, the start of the original token for rewritten text."""
-        segments = self._segments.get(line)
-        if not segments:
-            return line, col
-        index = bisect.bisect_right(self._starts[line], col) - 1
-        if index < 0:
-            return line, col
-        segment = segments[index]
-        return segment.line, segment.col + (col - segment.new_col if segment.copied else 0)
-
-    def __repr__(self) -> str:
-        return f"Translation({self.text!r})"
-
-
 def translate(source: str) -> Translation:
     """``source`` (Python 2) as Python 3; raises ``Python2Error`` when it cannot be tokenized."""
     rewriter = _Rewriter(source)
@@ -376,7 +343,7 @@ def _applied(rewriter: _Rewriter, edits: list[_Edit]) -> Translation:
     for line, line_edits in by_line.items():
         original, parts, segs, done = lines[line], [], [], 0
 
-        def add(text: str, segment: _Segment) -> None:
+        def add(text: str, segment: Segment) -> None:
             if text:
                 segs.append(segment._replace(new_col=sum(map(len, parts))))
                 parts.append(text)
@@ -384,14 +351,14 @@ def _applied(rewriter: _Rewriter, edits: list[_Edit]) -> Translation:
         for edit in line_edits:
             if edit.start < done:
                 raise Python2Error(f"line {line + 1}: overlapping rewrites")
-            add(original[done:edit.start], _Segment(0, line + 1, done, True))
+            add(original[done:edit.start], Segment(0, line + 1, done, True))
             for piece in edit.pieces:
                 if isinstance(piece, _Moved):
-                    add(piece.text, _Segment(0, piece.line + 1, piece.col, True))
+                    add(piece.text, Segment(0, piece.line + 1, piece.col, True))
                 else:
-                    add(piece, _Segment(0, line + 1, edit.start, False))
+                    add(piece, Segment(0, line + 1, edit.start, False))
             done = edit.end
-        add(original[done:], _Segment(0, line + 1, done, True))
+        add(original[done:], Segment(0, line + 1, done, True))
         lines[line], segments[line + 1] = "".join(parts), segs
     return Translation("".join(lines), segments)
 
