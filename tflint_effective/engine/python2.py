@@ -323,7 +323,8 @@ class _Rewriter:
 def translate(source: str) -> Translation:
     """``source`` (Python 2) as Python 3; raises ``Python2Error`` when it cannot be tokenized."""
     rewriter = _Rewriter(source)
-    return _applied(rewriter, rewriter.run())
+    rewriter.run()
+    return _applied(rewriter)
 
 
 def expand_tabs(source: str) -> Translation:
@@ -331,11 +332,12 @@ def expand_tabs(source: str) -> Translation:
     CPython reads them: libcst's tokenizer rejects some mixes of tabs and spaces CPython accepts."""
     rewriter = _Rewriter(source)
     rewriter.reindent(always=True)
-    return _applied(rewriter, rewriter.edits)
+    return _applied(rewriter)
 
 
-def _applied(rewriter: _Rewriter, edits: list[_Edit]) -> Translation:
-    edits = sorted(edits, key=lambda e: (e.line, e.start, e.end, e.order))
+def _applied(rewriter: _Rewriter) -> Translation:
+    """The text with the rewriter's edits made, and the way back."""
+    edits = sorted(rewriter.edits, key=lambda e: (e.line, e.start, e.end, e.order))
     lines, segments = list(rewriter.lines), {}
     by_line: dict[int, list[_Edit]] = {}
     for edit in edits:
