@@ -119,7 +119,9 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 # rounds 5 to 43 were not on the machine to lint again, so they count as altered too.  The changes after round 50
 # (TFE602: what an inference run fetches; modes: a session made only to set GPU options; TFE801: batches or buffers
 # of one) were checked by linting again every unit with a judged item of a rule they can touch, fetched again at
-# its recorded commit.  The change after round 51 (a shift spelled ``tf.subtract``) removed its one TFE405 item.
+# its recorded commit.  The change after round 51 (a shift spelled ``tf.subtract``) removed its one TFE405 item;
+# the change to TFE501 in the next session (the TF2 keyword error only in code with TF2 evidence) removed rounds
+# 35's and 38's TFE501 items (every unit with a TFE501 item is on the machine; linted again, nothing else changed).
 ALTERED = {"TFE102": {f"round{n}" for n in range(5, 46)},
            "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18", "round24", "round29"},
            "TFE311": {"round29", "round48"}, "TFE901": {"round29"},
@@ -129,7 +131,7 @@ ALTERED = {"TFE102": {f"round{n}" for n in range(5, 46)},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round17", "round20", "round21", "round26",
                       "round27", "round32", "round33", "round34", "round40"},
            "TFE602": {"round7", "round11", "round17", "round20", "round21", "round23", "round27", "round47"},
-           "TFE405": {"round51"}, "TFE702": {"round10"}, "TFE801": {"round34"}}
+           "TFE405": {"round51"}, "TFE501": {"round35", "round38"}, "TFE702": {"round10"}, "TFE801": {"round34"}}
 
 
 def _unit_dir(root: Path, name: str) -> Path:

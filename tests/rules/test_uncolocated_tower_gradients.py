@@ -58,14 +58,26 @@ def test_plain_tf_gradients_in_code_written_for_tf1_is_tf1s():
 
 
 def test_tf2_gradients_rejects_the_keyword_in_every_mode():
-    source = ("import tensorflow as tf\n"
-              "g = tf.gradients(loss, xs, colocate_gradients_with_ops=True)\n"
+    evidence = "import tensorflow as tf\ntape = tf.GradientTape()\n"  # TF2 code
+    source = (evidence + "g = tf.gradients(loss, xs, colocate_gradients_with_ops=True)\n"
               "h = tf.gradients(loss, xs,\n                 colocate_gradients_with_ops=False)\n")
-    assert diagnostics(source) == [(2, 28, "error", "safe"), (4, 18, "error", None)]
-    assert fixed(source) == ("import tensorflow as tf\ng = tf.gradients(loss, xs)\n"
+    assert diagnostics(source) == [(3, 28, "error", "safe"), (5, 18, "error", None)]
+    assert fixed(source) == (evidence + "g = tf.gradients(loss, xs)\n"
                              "h = tf.gradients(loss, xs,\n                 colocate_gradients_with_ops=False)\n")
-    assert fixed("import tensorflow as tf\ng = tf.gradients(y, colocate_gradients_with_ops=True, xs=x)\n") == (
-        "import tensorflow as tf\ng = tf.gradients(y, xs=x)\n")
+    assert fixed(evidence + "g = tf.gradients(y, colocate_gradients_with_ops=True, xs=x)\n") == (
+        evidence + "g = tf.gradients(y, xs=x)\n")
+    in_function = ("import tensorflow as tf\n@tf.function\ndef f():\n"
+                   "    return tf.gradients(y, x, colocate_gradients_with_ops=True)\n")
+    assert diagnostics(in_function) == [(4, 31, "error", "safe")]
+
+
+def test_the_keyword_without_tf2_evidence_is_tf1_code():
+    """A helper module of a TF1 project spells no TF 1.x-only name; its keyword says which TF it is for."""
+    source = ("import tensorflow as tf\n"
+              "with tf.device(device):\n"
+              "    grads = tf.gradients(loss, [v._ref() for v in variables],\n"
+              "                         colocate_gradients_with_ops=False)\n")
+    assert diagnostics(source) == []
 
 
 @pytest.mark.parametrize("towers", [

@@ -11,7 +11,11 @@ op.  Computing each tower's gradients inside its device scope (the cifar10 and
 inception multi-GPU pattern, or ``runtime_checks.tower_gradients``) is correct
 and not reported.  Severity: warning in TF1 graph mode (slow, not wrong), off
 elsewhere.  The TF2 ``tf.gradients`` always colocates and rejects the keyword
-with a ``TypeError``: passing it there is reported as an error in every mode.
+with a ``TypeError``: passing it there is reported as an error in every mode, in
+code that shows TF2 evidence (``tf.function``, ``GradientTape``, Keras subclasses,
+TF2-only APIs).  Without it the keyword says the code was written for TF 1.x, whose
+``tf.gradients`` takes it, even when the module itself spells no TF 1.x-only name
+(a helper of a TF1 project).
 
 Fix safety: safe.  ``colocate_gradients_with_ops=True`` is added as the last
 argument; it changes where gradient ops run, never their values.  For the TF2
@@ -93,10 +97,10 @@ class UncolocatedTowerGradients(Rule):
             return
         arg = call_arg(node, POSITION.get(method), KEYWORD)
         if method == "tf.gradients":  # TF1's in code written for TF 1.x, else TF2's (always colocated)
-            tf1 = self.context.tf1_api_thunk()
-            if arg is not None:
+            tf1, tf2 = self.context.tf1_api_thunk(), self.context.tf2_thunk(node)
+            if arg is not None:  # the keyword is TF1's: a TypeError only in code shown to be TF2 code
                 fix = Fix(_without(node, arg), target=node) if _is_literal(arg, "True") else None
-                self.report(arg, self.V2_MESSAGE, fix=fix, severity=ERROR, when=lambda: not tf1())
+                self.report(arg, self.V2_MESSAGE, fix=fix, severity=ERROR, when=lambda: not tf1() and tf2())
                 if _is_literal(arg, "False") and self._outside_towers(node):
                     self.report(node, when=tf1)
             elif self._outside_towers(node):
