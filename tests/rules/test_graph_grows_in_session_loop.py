@@ -30,6 +30,8 @@ def lint(source):
      [(5, 14, "TFE601")]),  # Python 2's xrange counts as range: 16 copies are more than a few
     (V1 + "import numpy as np\nsess = tf.Session()\nfor a in np.array(batches):\n    sess.run(tf.identity(x))\n",
      [(5, 14, "TFE601")]),  # an array of a list it cannot count
+    (V1 + "xs = [1, 2]\nxs = load()\nsess = tf.Session()\nfor a in xs:\n    sess.run(tf.identity(x))\n",
+     [(6, 14, "TFE601")]),  # the list assigned before the loop is not a literal
     (V1 + "files = ['a', 'b', 'c']\nsess = tf.Session()\nfor i in range(len(files) * 7):\n"
           "    sess.run(tf.identity(x))\n", [(5, 14, "TFE601")]),  # not a literal count
     # periodic branches, nested expressions (reported once), comprehensions inside the loop
@@ -129,6 +131,9 @@ def test_findings(source, expected):
     V1 + "EPOCHS = 10\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",  # Python 2
     V1 + "files = ['a', 'b', 'c']\nsess = tf.Session()\nfor i in range(len(files)):\n    sess.run(tf.identity(x))\n",
     V1 + "import numpy as np\nsess = tf.Session()\nfor a in np.array([x, x + 1]):\n    sess.run(tf.identity(x))\n",
+    # a name assigned several times, in order: the assignment before the loop counts
+    V1 + "import numpy as np\nxs = load()\nxs = np.array([x, x + 1])\nsess = tf.Session()\nfor a in xs:\n"
+         "    sess.run(tf.identity(a))\nxs = load()\n",
     V1 + "prefs = [[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]\nsess = tf.Session()\nfor pref in prefs:\n"
          "    sess.run(tf.global_variables_initializer())\n",
     # a session on a fresh graph makes that graph the default: ops built under it go there

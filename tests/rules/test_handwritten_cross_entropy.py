@@ -129,3 +129,18 @@ def test_fixture_layer_cross_entropy_is_inf_where_the_logits_form_is_exact(tf):
     assert np.isfinite(bad["layers"]["not_a_softmax"].numpy()).all()
     corrected = good.keras_layers(tf.constant(good.LOGITS))["by_name"]
     np.testing.assert_allclose(corrected.numpy()[0], 100.0, rtol=1e-6)
+
+
+def test_probabilities_in_a_name_assigned_several_times_in_order():
+    """A tutorial's model output reuses the name of its data (``y = data``, then ``y = softmax``)."""
+    source = dedent("""\
+        import tensorflow as tf
+        y = mnist.target
+        h = tf.layers.dense(x, 10)
+        y = tf.nn.softmax(h)
+        loss = tf.reduce_mean(-tf.reduce_sum(t * tf.log(y), axis=1))
+    """)
+    assert findings(source, TFE403) == [(5, 24, "TFE403")]
+    assert fixed(source, TFE403) == source.replace("tf.log(y)", "tf.nn.log_softmax(h)")
+    branch = source.replace("y = tf.nn.softmax(h)", "if last:\n    y = tf.nn.softmax(h)")
+    assert findings(branch, TFE403) == []

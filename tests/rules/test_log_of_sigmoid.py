@@ -172,3 +172,11 @@ def test_a_sigmoid_an_inherited_method_returns():
 def test_arguments_bounded_too_loosely_or_not_at_all_are_reported(argument):
     source = f"import tensorflow as tf\ns = tf.sigmoid(x)\ny = tf.math.log(tf.sigmoid({argument}))\n"
     assert findings(source, TFE404) == [(3, 5, "TFE404")]
+
+
+def test_a_sigmoid_in_a_name_assigned_several_times_in_order():
+    """Each section of a course script assigns the hypothesis again: each log reads the one before it."""
+    section = ("H = tf.sigmoid(tf.matmul(X, W) + b)\n"
+               "cost = -tf.reduce_mean(Y * tf.log(H) + (1 - Y) * tf.log(1 - H))\n")
+    source = "import tensorflow as tf\n" + section + "H = tf.matmul(X, W) + b\nprint(tf.log(H))\n" + section
+    assert findings(source, TFE404) == [(3, 28, "TFE404"), (3, 50, "TFE404"), (7, 28, "TFE404"), (7, 50, "TFE404")]

@@ -284,3 +284,29 @@ def test_function_near_misses(use):
 def test_logits_bounded_too_loosely_or_not_at_all_are_reported(logits):
     source = f"import tensorflow as tf\na = tf.nn.softmax(e)\ny = tf.math.log(tf.nn.softmax({logits}))\n"
     assert findings(source, TFE402) == [(3, 5, "TFE402")]
+
+
+def test_a_name_assigned_several_times_in_order():
+    """The assignment before the log decides (``y`` holds labels first, then the softmax)."""
+    source = dedent("""\
+        import tensorflow as tf
+        logits = tf.layers.dense(x, 3)
+        y = tf.placeholder(tf.float32, [None, 3])
+        y = tf.nn.softmax(logits)
+        log_p = tf.log(y)
+        y = labels
+        not_a_softmax = tf.log(y)
+    """)
+    assert findings(source, TFE402) == [(5, 9, "TFE402")]
+    assert fixed(source, TFE402) == source.replace("tf.log(y)\ny = labels", "tf.nn.log_softmax(logits)\ny = labels")
+
+
+@pytest.mark.parametrize("source", [
+    # the softmax may not be what the name holds at the log
+    "y = dense(x)\nif last:\n    y = tf.nn.softmax(y)\nlog_p = tf.log(y)\n",
+    "y = tf.nn.softmax(x)\nfor layer in layers:\n    y = layer(y)\nlog_p = tf.log(y)\n",
+    # assigned again before the log
+    "y = tf.nn.softmax(x)\ny = dense(y)\nlog_p = tf.log(y)\n",
+])
+def test_a_name_assigned_several_times_near_misses(source):
+    assert findings("import tensorflow as tf\n" + source, TFE402) == []

@@ -95,6 +95,7 @@ def test_reported_without_a_fix(source):
     "import tensorflow as tf\nk = tf.exp(-0.5 * (x / s) ** 2)\ny = k / tf.reduce_sum(k)\n",
     "import tensorflow as tf\ny = tf.exp(-tf.square(x)) / tf.reduce_sum(tf.exp(-tf.square(x)), 0, True)\n",
     "import tensorflow as tf\nz = -tf.abs(x) / 2.0\ny = tf.exp(z) / tf.reduce_sum(tf.exp(z), 0, True)\n",
+    "import tensorflow as tf\ng = tf.math.exp(-(tf.math.pow(x, 2) / (2 * tf.pow(s, 2))))\ng = g / tf.reduce_sum(g)\n",
     # shifted by the maximum through tf.subtract
     "import tensorflow as tf\nz = tf.subtract(x, tf.reduce_max(x, -1, True))\n"
     "y = tf.exp(z) / tf.reduce_sum(tf.exp(z), -1, True)\n",
@@ -105,7 +106,7 @@ def test_reported_without_a_fix(source):
     "import tensorflow as tf\ne = tf.exp(x)\nf = tf.exp(x)\ny = e / tf.reduce_sum(f, -1, keepdims=True)\n",
     # the two exponentials are different random draws
     "import tensorflow as tf\ny = tf.exp(tf.random.normal([3])) / tf.reduce_sum(tf.exp(tf.random.normal([3])), 0, True)\n",
-    # a name bound twice is not followed
+    # the name holds something else at the division
     "import tensorflow as tf\ne = tf.exp(x)\ne = e * 2\ny = e / tf.reduce_sum(e, -1, keepdims=True)\n",
     # not TensorFlow
     "import numpy as np\ny = np.exp(x) / np.sum(np.exp(x))\n",
@@ -120,6 +121,9 @@ def test_near_misses(source):
     "import tensorflow as tf\ny = tf.exp(-x) / tf.reduce_sum(tf.exp(-x), 0, True)\n",
     "import tensorflow as tf\nk = tf.exp(0.5 * x ** 2)\ny = k / tf.reduce_sum(k, 0, True)\n",
     "import tensorflow as tf\nk = tf.exp(-(x ** 3))\ny = k / tf.reduce_sum(k, 0, True)\n",
+    "import tensorflow as tf\nk = tf.exp(-tf.pow(x, 3))\ny = k / tf.reduce_sum(k, 0, True)\n",
+    # a name assigned again, in order: the exp before the division
+    "import tensorflow as tf\nk = x * 2\nk = tf.exp(k)\ny = k / tf.reduce_sum(k, 0, True)\n",
     "import tensorflow as tf\nk = tf.exp(-tf.square(x) * y)\ny = k / tf.reduce_sum(k, 0, True)\n",
     # a maximum of something else, computed in another scope, is no shift
     "import tensorflow as tf\ndef f(x, m):\n    return tf.exp(x - m) / tf.reduce_sum(tf.exp(x - m), 0, True)\n",

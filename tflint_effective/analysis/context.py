@@ -14,6 +14,7 @@ import libcst as cst
 
 from .kinds import NUMBER, SCALAR, TENSOR, TENSOR_KINDS
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Binding, Resolver, Scope, ScopeTable
+from .reaching import Reaching
 from .semantics import SemanticModel
 from .tf_api import TFName, shims, tf_name
 
@@ -64,6 +65,7 @@ class Context:
         self._last_call: Optional[cst.Call] = None  # tf_call's last question and answer, in ``scope``
         self._last_call_name: Optional[TFName] = None
         self.semantics = SemanticModel(self, self._table, settings.function_decorators, settings.python2)
+        self._reaching = Reaching()
 
     # -- where the traversal is ---------------------------------------------------
     @property
@@ -113,11 +115,15 @@ class Context:
         return name
 
     def assigned_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
-        """The value of ``name`` if it has exactly one binding, an assignment."""
+        """The value of ``name`` if it has exactly one binding, an assignment; or, read in the
+        statement being visited, the assignment that reaches it in code that runs in order
+        (``reaching.py``)."""
         bindings = self._resolver.bindings(name.value, self.scope)
-        if bindings and len(bindings) == 1 and hasattr(bindings[0], "value"):
-            return bindings[0].value
-        return None
+        if not bindings:
+            return None
+        if len(bindings) == 1:
+            return getattr(bindings[0], "value", None)
+        return self._reaching.value(self, name, bindings)
 
     def agreed_argument(self, name: cst.Name, scope: Optional[Scope] = None
                         ) -> Optional[Tuple[cst.BaseExpression, Optional[Scope]]]:

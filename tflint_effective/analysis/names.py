@@ -45,14 +45,18 @@ class Import:
 class Assigned:
     """``name = value`` with a single plain-name target, and the scope ``value`` is read in.
 
-    The scope is held weakly: it (or its module, under ``global``) holds this
-    binding, and without cycles a file's tree is freed as soon as its analysis is.
+    ``position`` orders the assignments of a scope that run one after the other, each once: the
+    indices of its statement in the scope's body and in the ``with`` blocks around it, then its
+    index in its line (None inside ``if``, loops, ``try``..., or under ``global``).  The scope is
+    held weakly: it (or its module, under ``global``) holds this binding, and without cycles a
+    file's tree is freed as soon as its analysis is.
     """
 
-    __slots__ = ("value", "_scope", "__weakref__")
+    __slots__ = ("value", "position", "_scope", "__weakref__")
 
-    def __init__(self, value: cst.BaseExpression, scope: "Scope"):
+    def __init__(self, value: cst.BaseExpression, scope: "Scope", position: Optional[Tuple[int, ...]] = None):
         self.value = value
+        self.position = position
         self._scope = weakref.ref(scope)
 
     @property
@@ -123,7 +127,8 @@ class ScopeTable:
         self.shims = shims  # qualified names that stand for another (the tensorflow module)
         self.scopes: Dict[cst.CSTNode, Scope] = {}
         self.root = self._new(module, None)
-        self._walk(module.body, self.root)
+        self._position: Optional[Tuple[int, ...]] = None  # of the small statement being walked (``Assigned``)
+        self._walk(module.body, self.root, ())
 
     def _new(self, node, parent) -> Scope:
         scope = Scope(node, parent)
@@ -145,22 +150,25 @@ class ScopeTable:
         return scope
 
     # -- statement walk ---------------------------------------------------
-    def _walk(self, body, scope: Scope) -> None:
-        for stmt in body:
+    def _walk(self, body, scope: Scope, path: Optional[Tuple[int, ...]] = None) -> None:
+        """``path``: the position of ``body`` when its statements run one after the other, each once."""
+        for index, stmt in enumerate(body):
             if type(stmt) is cst.SimpleStatementLine:
-                for small in stmt.body:
+                for small_index, small in enumerate(stmt.body):
+                    self._position = None if path is None else (*path, index, small_index)
                     self._small(small, scope)
             else:
-                self._compound(stmt, scope)
+                self._compound(stmt, scope, None if path is None else (*path, index))
 
-    def _block(self, block, scope: Scope) -> None:
+    def _block(self, block, scope: Scope, path: Optional[Tuple[int, ...]] = None) -> None:
         if block is None:
             return
         if type(block) is cst.SimpleStatementSuite:
+            self._position = None
             for small in block.body:
                 self._small(small, scope)
         else:
-            self._walk(block.body, scope)
+            self._walk(block.body, scope, path)
 
     # The statement walk compares exact types (``type(x) is``): the node classes are concrete, and
     # an ``isinstance`` of a libcst class goes through ``ABCMeta``.
@@ -199,24 +207,27 @@ class ScopeTable:
             for n in node.names:
                 scope.parent.bind(n.name.value, OTHER)
 
-    def _compound(self, node, scope: Scope) -> None:
+    def _compound(self, node, scope: Scope, path: Optional[Tuple[int, ...]]) -> None:
         kind = type(node)
+        self._position = None
         if kind is cst.FunctionDef:
             scope.bind(node.name.value, OTHER)
             inner = self._new(node, scope)
             self._bind_params(node.params, inner)
-            self._block(node.body, inner)
+            self._block(node.body, inner, ())
             return
         if kind is cst.ClassDef:
             scope.bind(node.name.value, OTHER)
-            self._block(node.body, self._new(node, scope))
+            self._block(node.body, self._new(node, scope), ())
             return
-        if kind is cst.For:
-            self._bind_target(node.target, scope, None)
-        elif kind is cst.With:
+        if kind is cst.With:  # its body runs once, after the items
             for item in node.items:
                 if item.asname is not None:
                     self._bind_target(item.asname.name, scope, None)
+            self._block(node.body, scope, path)
+            return
+        if kind is cst.For:
+            self._bind_target(node.target, scope, None)
         elif kind is cst.Try or kind is cst.TryStar:
             for handler in node.handlers:
                 if handler.name is not None:
@@ -250,7 +261,8 @@ class ScopeTable:
             elif type(value) is cst.Name and value.value == "None":
                 scope.bind(target.value, NoneValue())
             else:
-                scope.bind(target.value, Assigned(value, scope))
+                position = None if target.value in scope.global_names else self._position
+                scope.bind(target.value, Assigned(value, scope, position))
         elif kind is cst.Tuple or kind is cst.List:
             importer = isinstance(value, cst.Call) and (dotted(value.func) or "").rpartition(
                 ".")[2] in _IMPORTER_NAMES and not any(isinstance(e, cst.StarredElement) for e in target.elements)

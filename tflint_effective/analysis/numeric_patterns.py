@@ -23,6 +23,7 @@ from .syntax import call_arg, code_children, has_star_args
 SHIFTS = REDUCE_MAX | REDUCE_LOGSUMEXP
 SUBTRACT = with_math("subtract")
 NON_NEGATIVE = with_math("square", "abs", "exp", "sqrt") | {"math.squared_difference", "norm", "linalg.norm"}
+POWERS = with_math("pow")
 REDUCE_SUM_OR_MEAN = with_math("reduce_sum", "reduce_mean")
 GUARDS = with_math("maximum") | {"clip_by_value"}
 CURE_LOG_SOFTMAX = ("nn.log_softmax", "math.log_softmax")  # the cure of log(softmax), in both APIs
@@ -257,12 +258,19 @@ def _is_non_negative(context, expr: cst.BaseExpression) -> bool:
         return True
     if isinstance(expr, cst.BinaryOperation):
         if isinstance(expr.operator, cst.Power):
-            exponent = expr.right
-            return isinstance(exponent, cst.Integer) and int(exponent.value, 0) % 2 == 0
+            return _even(expr.right)
         if isinstance(expr.operator, (cst.Multiply, cst.Divide, cst.Add)):
             return _is_non_negative(context, expr.left) and _is_non_negative(context, expr.right)
         return False
+    power = produced_by(context, expr, POWERS)  # ``tf.pow(d, 2)``
+    if power is not None:
+        exponent = call_arg(power.call, 1, "y")
+        return exponent is not None and _even(exponent.value)
     return produced_by(context, expr, NON_NEGATIVE) is not None
+
+
+def _even(exponent: cst.BaseExpression) -> bool:
+    return isinstance(exponent, cst.Integer) and int(exponent.value, 0) % 2 == 0
 
 
 def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]]:

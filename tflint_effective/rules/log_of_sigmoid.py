@@ -31,7 +31,10 @@ the module returns from its one ``return`` (``self.probs()``, also inherited) co
 sigmoids; they are reported without a fix.
 
 Known problems: sigmoids reached through a name assigned in another scope, or
-more than once, are not seen, nor ``log1p(-sigmoid(x))``.  For a full binary cross-entropy from logits
+more than once where an assignment may not run or runs in a loop (under ``if``,
+``for``, ``try``), are not seen, nor ``log1p(-sigmoid(x))``.  A name assigned
+several times in code that runs in order (``h = dense(x)``, then ``h = tf.sigmoid(h)``)
+is followed to the assignment before the log.  For a full binary cross-entropy from logits
 ``tf.nn.sigmoid_cross_entropy_with_logits`` is simpler still.  A fix through a
 name re-reads ``x`` at the log: a ``tf.Variable`` assigned in between is not
 detected.

@@ -41,8 +41,10 @@ bound once: a sampler takes unnormalised log-probabilities, reads -inf as a zero
 and no gradient flows through it.
 
 Known problems: a softmax reached through a name assigned in another scope, or
-more than once, is not seen, nor one returned by a helper with several ``return``
-statements or of another module, nor the last layer of a ``Sequential`` model.  The
+more than once where an assignment may not run or runs in a loop, is not seen (one
+assigned several times in code that runs in order, ``y = tf.nn.softmax(y)``, is
+followed to the assignment before the log), nor one returned by a helper with
+several ``return`` statements or of another module, nor the last layer of a ``Sequential`` model.  The
 log factor of a hand-written cross-entropy is reported by TFE403 instead.  A fix
 through a name re-reads the softmax arguments at the log: a ``tf.Variable``
 assigned in between (``v.assign(...)``) is not detected.

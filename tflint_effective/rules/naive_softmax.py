@@ -27,7 +27,8 @@ evaluated again at the division, so the fix is offered only when ``x`` is free
 of side effects and its names are bound once.
 
 Known problems: the ``exp`` inline on one side and through a name on the other
-is not matched, nor names assigned in another scope or more than once.  A
+is not matched, nor names assigned in another scope, or more than once where an
+assignment may not run or runs in a loop.  A
 never-positive exponent can still underflow: if every element is below about
 -87 (float32) the sum is 0 and the quotient NaN; this is not reported.  A fix
 through a name re-reads ``x`` at the division: a ``tf.Variable`` assigned in

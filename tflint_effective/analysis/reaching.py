@@ -1,0 +1,105 @@
+"""Which assignment a name read where the traversal is holds, in code that runs in order.
+
+``out = tf.layers.dense(x, 10)``, then ``out = tf.nn.softmax(out)``, then ``tf.log(out)``: a
+name assigned several times has one value at each read when every assignment of it in its scope
+runs once, in order (statements of the scope's body and of its ``with`` blocks, not under
+``if``, a loop or ``try``: ``Assigned.position``), and the read is in the same scope.  The read
+is placed by the statement around the node being visited (the traversal's ancestors), so only
+names inside that statement are answered: a name inside a value another question reached (the
+``out`` of ``softmax(out)``) stays unknown, as its statement is not known.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from .names import OTHER, Assigned, Binding
+from .syntax import code_children
+
+_BODIES = (cst.Module, cst.FunctionDef, cst.ClassDef)
+MAX_BINDINGS = 64  # beyond this a name is a counter or a buffer, and not worth placing
+
+
+class Reaching:
+    """Answers for one context (passed in: a reference to it would be a cycle); keeps the names
+    of the last statement it placed a read in."""
+
+    def __init__(self):
+        self._statement: Optional[cst.CSTNode] = None
+        self._names: frozenset = frozenset()
+
+    def value(self, context, name: cst.Name, bindings: Sequence[Binding]) -> Optional[cst.BaseExpression]:
+        """The value of the assignment of ``name`` that reaches this read, when certain."""
+        scope = context.scope
+        if len(bindings) > MAX_BINDINGS or type(scope.node) not in _BODIES or context.owner(
+                name.value) is not scope:
+            return None
+        first = 1 if bindings[0] is OTHER and _is_parameter(scope.node, name.value) else 0
+        assigned = bindings[first:]
+        if not assigned or any(type(b) is not Assigned or b.position is None for b in assigned):
+            return None
+        here = self._position(context, name)
+        if here is None:
+            return None
+        before = [b for b in assigned if b.position < here]
+        return before[-1].value if before else None  # bindings are recorded in source order
+
+    def _position(self, context, name: cst.Name) -> Optional[Tuple[int, ...]]:
+        """The position of the statement around the visited node (as ``Assigned.position``), if
+        ``name`` is in it."""
+        ancestors, scope_node = context.ancestors, context.scope.node
+        start = next((i for i in range(len(ancestors) - 1, -1, -1) if ancestors[i] is scope_node), None)
+        if start is None:
+            return None
+        if type(scope_node) is cst.Module:
+            statements, at = scope_node.body, start + 1
+        else:
+            body = scope_node.body
+            if start + 1 >= len(ancestors) or ancestors[start + 1] is not body or type(body) is not cst.IndentedBlock:
+                return None  # decorators, parameters, a one-line body
+            statements, at = body.body, start + 2
+        path: Tuple[int, ...] = ()
+        while at < len(ancestors):
+            statement = ancestors[at]
+            index = _index(statements, statement)
+            if index is None:
+                return None
+            if type(statement) is cst.SimpleStatementLine:
+                small = _index(statement.body, ancestors[at + 1]) if at + 1 < len(ancestors) else None
+                if small is None:
+                    return None
+                return (*path, index, small) if self._holds(statement.body[small], name) else None
+            block = statement.body if type(statement) is cst.With else None
+            if block is not None and type(block) is cst.IndentedBlock and at + 1 < len(ancestors) \
+                    and ancestors[at + 1] is block:
+                path, statements, at = (*path, index), block.body, at + 2
+                continue
+            return (*path, index) if self._holds(statement, name) else None
+        return None
+
+    def _holds(self, statement: cst.CSTNode, name: cst.Name) -> bool:
+        if statement is not self._statement:
+            found: List[int] = []
+            stack = [statement]
+            while stack:
+                node = stack.pop()
+                if type(node) is cst.Name:
+                    found.append(id(node))
+                else:
+                    stack.extend(code_children(node))
+            self._statement, self._names = statement, frozenset(found)
+        return id(name) in self._names
+
+
+def _index(items, item) -> Optional[int]:
+    return next((i for i, each in enumerate(items) if each is item), None)
+
+
+def _is_parameter(function: cst.CSTNode, name: str) -> bool:
+    if type(function) is not cst.FunctionDef:
+        return False
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params,
+             *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
+    return any(p.name.value == name for p in every)
