@@ -121,15 +121,18 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 # of one) were checked by linting again every unit with a judged item of a rule they can touch, fetched again at
 # its recorded commit.  The change after round 51 (a shift spelled ``tf.subtract``) removed its one TFE405 item;
 # the change to TFE501 in the next session (the TF2 keyword error only in code with TF2 evidence) removed rounds
-# 35's and 38's TFE501 items (every unit with a TFE501 item is on the machine; linted again, nothing else changed).
+# 35's and 38's TFE501 items (every unit with a TFE501 item is on the machine; linted again, nothing else changed);
+# the assignment that reaches a read (analysis/reaching.py), made then too, added TFE402-404 warnings in rounds 20,
+# 27, 32, 33 and 45 and removed TFE601 items of rounds 26 and 30 (linted again: every unit with a judged item of a
+# rule it can touch but TFE102, 121 of them fetched again at their recorded commits).
 ALTERED = {"TFE102": {f"round{n}" for n in range(5, 46)},
            "TFE103": {"round6"}, "TFE201": {"round5"}, "TFE301": {"round5", "round13", "round18", "round24", "round29"},
            "TFE311": {"round29", "round48"}, "TFE901": {"round29"},
-           "TFE402": {"round7", "round12", "round20", "round23", "round29", "round33"},
-           "TFE403": {"round11", "round19", "round20", "round21", "round22", "round33"},
-           "TFE404": {"round8", "round11", "round12", "round15", "round16"},
+           "TFE402": {"round7", "round12", "round20", "round23", "round29", "round33", "round45"},
+           "TFE403": {"round11", "round19", "round20", "round21", "round22", "round27", "round32", "round33"},
+           "TFE404": {"round8", "round11", "round12", "round15", "round16", "round20", "round32"},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round17", "round20", "round21", "round26",
-                      "round27", "round32", "round33", "round34", "round40"},
+                      "round27", "round30", "round32", "round33", "round34", "round40"},
            "TFE602": {"round7", "round11", "round17", "round20", "round21", "round23", "round27", "round47"},
            "TFE405": {"round51"}, "TFE501": {"round35", "round38"}, "TFE702": {"round10"}, "TFE801": {"round34"}}
 

@@ -15,7 +15,7 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from .names import OTHER, Assigned, Binding
-from .syntax import code_children
+from .syntax import code_children, parameter
 
 _BODIES = (cst.Module, cst.FunctionDef, cst.ClassDef)
 MAX_BINDINGS = 64  # beyond this a name is a counter or a buffer, and not worth placing
@@ -35,7 +35,9 @@ class Reaching:
         if len(bindings) > MAX_BINDINGS or type(scope.node) not in _BODIES or context.owner(
                 name.value) is not scope:
             return None
-        first = 1 if bindings[0] is OTHER and _is_parameter(scope.node, name.value) else 0
+        # a parameter is bound before the body runs (``*args`` / ``**kwargs`` are not placed)
+        first = 1 if bindings[0] is OTHER and type(scope.node) is cst.FunctionDef and parameter(
+            scope.node, name.value) is not None else 0
         assigned = bindings[first:]
         if not assigned or any(type(b) is not Assigned or b.position is None for b in assigned):
             return None
@@ -94,12 +96,3 @@ class Reaching:
 
 def _index(items, item) -> Optional[int]:
     return next((i for i, each in enumerate(items) if each is item), None)
-
-
-def _is_parameter(function: cst.CSTNode, name: str) -> bool:
-    if type(function) is not cst.FunctionDef:
-        return False
-    params = function.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params,
-             *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
-    return any(p.name.value == name for p in every)
