@@ -225,6 +225,20 @@ def pooled(root: Path, seed: int = 0, units: str = "all") -> int:
     return 0
 
 
+def untouched(root: Path, seed: int = 0, units: str = "all") -> int:
+    """``pooled``'s untouched table from the verdicts alone (no findings files needed): per rule,
+    the independent verdicts on units of the fresh rounds that no later change altered for it."""
+    round_of = {name: units for units in FRESH_SEEDS for name in UNIT_SETS[units]}
+    totals = defaultdict(Counter)
+    for (unit, _, _, code), row in _verdicts().items():
+        units = round_of.get(unit)
+        if units is not None and units not in ALTERED.get(code, ()) and "developer" not in row["judged_by"]:
+            totals[code].update((row["verdict"], "sampled", "findings"))
+    print("Untouched, from the verdicts (findings: the judged items):\n")
+    _print_table(totals)
+    return 0
+
+
 def _tally(root: Path, seeds, skip=None) -> dict:
     """code -> Counter of findings, sampled items and verdicts, over the unit sets of ``seeds``
     (``skip``: code -> unit sets left out for it)."""
@@ -312,7 +326,7 @@ def judged(root: Path, code: str) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=realcode.DEFAULT_ROOT)
-    parser.add_argument("command", choices=["lint", "sample", "report", "pooled", "recall", "judged"])
+    parser.add_argument("command", choices=["lint", "sample", "report", "pooled", "untouched", "recall", "judged"])
     parser.add_argument("--code", help="judged: the rule whose judged items to check")
     parser.add_argument("--split", default="heldout", choices=["heldout", "dev"])
     parser.add_argument("--seed", type=int, default=SEED, help=f"sampling seed (default {SEED}; rounds: {SEEDS})")
@@ -326,7 +340,7 @@ def main(argv=None) -> int:
         if not args.code:
             parser.error("judged needs --code")
         return judged(args.root, args.code)
-    commands = {"sample": sample, "report": report, "pooled": pooled, "recall": recall}
+    commands = {"sample": sample, "report": report, "pooled": pooled, "untouched": untouched, "recall": recall}
     return commands[args.command](args.root, args.seed, args.units)
 
 
