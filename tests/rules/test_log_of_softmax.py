@@ -97,13 +97,19 @@ def test_a_guarded_log_is_info(source, severity):
     "import tensorflow as tf\ny = tf.random.categorical(tf.math.log(tf.nn.softmax(x)), 1)\n",
     "import tensorflow.compat.v1 as tf\ndef step(o):\n    log_p = tf.log(tf.nn.softmax(o))\n"
     "    return tf.cast(tf.multinomial(log_p, 1), tf.int32), tf.multinomial(logits=log_p, num_samples=2)\n",
+    # only its largest entry's index is read: -inf never holds it
+    "import tensorflow as tf\ny = tf.argmax(tf.math.log(tf.nn.softmax(x)), axis=-1)\n",
+    "import tensorflow.compat.v1 as tf\ndef step(o):\n    log_p = tf.log(tf.nn.softmax(o))\n"
+    "    print(tf.argmax(log_p[:5], axis=-1), tf.arg_max(log_p, 1))\n    return tf.multinomial(logits=log_p, num_samples=1)\n",
 ])
 def test_near_misses(source):
     assert findings(source, TFE402) == []
 
 
 @pytest.mark.parametrize("uses", ["return tf.multinomial(log_p, 1), tf.reduce_sum(log_p)",
-                                  "return tf.multinomial(tf.ones([1, 2]), log_p)", "return log_p"])
+                                  "return tf.multinomial(tf.ones([1, 2]), log_p)", "return log_p",
+                                  "return tf.argmin(log_p, 1)", "return tf.argmax(log_p[i] + noise, 1)",
+                                  "return tf.argmax(log_p, 1), log_p[0]", "return tf.argmax(o, log_p)"])
 def test_a_log_also_used_otherwise_than_sampled_from_is_reported(uses):
     source = f"import tensorflow.compat.v1 as tf\ndef step(o):\n    log_p = tf.log(tf.nn.softmax(o))\n    {uses}\n"
     assert findings(source, TFE402) == [(3, 13, "TFE402")]

@@ -100,6 +100,8 @@ REDUCE_MAX = with_math("reduce_max")
 REDUCE_LOGSUMEXP = with_math("reduce_logsumexp")
 # Samplers whose first argument (``logits``) is unnormalised log-probabilities.
 SAMPLERS = {"multinomial", "random.categorical", "random.multinomial"}
+# The index of the largest input: -inf in a log-probability never holds it.
+ARGMAX = with_math("argmax") | {"arg_max"}
 DIVISIONS = with_math("divide", "truediv")
 # Layers whose output is their ``activation`` applied last (TFE402-TFE404 see a softmax or
 # sigmoid there): the position of the ``activation`` parameter, None for keyword only.

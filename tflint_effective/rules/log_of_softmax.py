@@ -35,10 +35,11 @@ most 15 apart (``softmax(tf.constant([1., 2., 3.]))``, also through a name bound
 ``np.array([...])``: a demo comparing formulas) are not reported: no probability can
 underflow.  Nor are logits bounded by construction within 7.5 of zero (softmax, sigmoid and
 tanh outputs and numbers, and their sums, differences and products: attention over weights a
-softmax already gave).  Nor is a log whose only use is the logits of a sampler
-(``tf.multinomial(log_p, 1)``, ``tf.random.categorical``), directly or through a name
-bound once: a sampler takes unnormalised log-probabilities, reads -inf as a zero weight,
-and no gradient flows through it.
+softmax already gave).  Nor is a log whose only uses give indices: the logits of a sampler
+(``tf.multinomial(log_p, 1)``, ``tf.random.categorical``) or the input of ``tf.argmax``
+(also of a slice, ``log_p[:5]``), directly or through a name bound once: a sampler takes
+unnormalised log-probabilities and reads -inf as a zero weight, -inf never holds the
+largest log-probability, and no gradient flows through an index.
 
 Known problems: a softmax reached through a name assigned in another scope, or
 more than once where an assignment may not run or runs in a loop, is not seen (one
@@ -53,7 +54,7 @@ import libcst as cst
 
 from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
 from ..analysis.syntax import call_arg, code_children
-from ..analysis.tf_api import SAMPLERS
+from ..analysis.tf_api import ARGMAX, SAMPLERS
 from ..rule import ERROR, INFO, SAFE, Rule
 
 
@@ -76,20 +77,19 @@ class LogOfSoftmax(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         found = log_of_softmax(self.context, node)
-        if found is None or in_cross_entropy(self.context, node) or self._only_sampled(node):
+        if found is None or in_cross_entropy(self.context, node) or self._only_indexed(node):
             return
         guarded = found[1]
         self.report(node, self.GUARDED if guarded else None, fix=log_softmax_fix(self.context, node),
                     severity=INFO if guarded else None)
 
-    def _only_sampled(self, log: cst.Call) -> bool:
-        """The log only feeds the logits of a sampler (``tf.multinomial``, ``tf.random.categorical``),
-        directly or through a name bound once to it: a sampler takes unnormalised log-probabilities,
-        reads -inf as a zero weight and passes no gradient."""
+    def _only_indexed(self, log: cst.Call) -> bool:
+        """The log only feeds ops that give indices (``_gives_indices``), directly or through a name
+        bound once to it, itself or a slice of it (``log_p[:5]``)."""
         ancestors = self.context.ancestors
         parent = ancestors[-2] if len(ancestors) > 1 else None
         if type(parent) is cst.Arg:
-            return self._sampler_logits(parent, ancestors[-3])
+            return self._gives_indices(parent, ancestors[-3])
         if not (type(parent) is cst.Assign and len(parent.targets) == 1 and type(parent.targets[0].target) is cst.Name):
             return False
         name = parent.targets[0].target
@@ -101,15 +101,23 @@ class LogOfSoftmax(Rule):
         while stack:
             node, up, upper = stack.pop()
             if type(node) is cst.Name and node.value == name.value and node is not name:
-                if not (type(up) is cst.Arg and self._sampler_logits(up, upper)):
+                if not (type(up) is cst.Arg and self._gives_indices(up, upper)):
                     return False
                 uses += 1
             elif type(node) is cst.Attribute:
                 stack.append((node.value, node, up))  # ``x.attr``: its ``attr`` is no use of ``x``
+            elif type(node) is cst.Subscript:
+                stack.append((node.value, up, upper))  # a slice of ``x`` stands where ``x`` would
+                stack.extend((child, node, up) for child in node.slice)
             else:
                 stack.extend((child, node, up) for child in code_children(node))
         return uses > 0
 
-    def _sampler_logits(self, arg: cst.Arg, call) -> bool:
+    def _gives_indices(self, arg: cst.Arg, call) -> bool:
+        """``arg`` is the logits of a sampler or the input of ``argmax``."""
         name = self.context.tf_name(call.func) if type(call) is cst.Call else None
-        return name is not None and name.path in SAMPLERS and call_arg(call, 0, "logits") is arg
+        if name is None:
+            return False
+        if name.path in SAMPLERS:
+            return call_arg(call, 0, "logits") is arg
+        return name.path in ARGMAX and call_arg(call, 0, "input") is arg
