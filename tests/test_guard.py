@@ -37,14 +37,17 @@ def full_refusal(source, monkeypatch):
 
 def logical_lines(source):
     """(first line, last line) of each logical line, as tokenize sees them."""
-    lines, begun = [], None
+    lines, begun, last = [], None, None
     for token in tokenize.generate_tokens(io.StringIO(source, newline=None).readline):  # "\r" too
         if token.type == tokenize.NEWLINE:
             lines.append((begun, token.start[0]))
             begun = None
+        elif token.type == tokenize.ENDMARKER and begun is not None:
+            lines.append((begun, last))  # ``x;\<newline>#`` at the end: tokenize gives no NEWLINE
         elif begun is None and token.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT,
                                                   tokenize.DEDENT, tokenize.ENDMARKER):
             begun = token.start[0]
+        last = token.end[0]
     return lines
 
 
@@ -216,6 +219,12 @@ else:
     def f(a, *b, c=1, **d) -> int:
         return a ** 2 if c else ...
 '''
+
+
+@pytest.mark.parametrize("source, expected", [("globalmatch;\\\n#", [(1, 2)]),
+                                              ("x = 1\ny = 2 \\\n  # end", [(1, 1), (2, 3)])])
+def test_a_continuation_into_a_comment_at_the_end_closes_the_last_line(source, expected, monkeypatch):
+    assert scanned_lines(source, monkeypatch) == logical_lines(source) == expected
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
