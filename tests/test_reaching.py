@@ -10,7 +10,8 @@ from tflint_effective.engine.traversal import Traversal
 
 class _Probes(cst.BatchableCSTVisitor):
     """At every ``probe(name)`` call: the code of the value ``assigned_value`` gives the name, and
-    of the value of the name inside that value when it is one (``x = f(x)``: the earlier ``x``)."""
+    of the value of the name inside that value when it is one (``x = f(x)``: the earlier ``x``;
+    ``x = f(lambda: x)``: the lambda's ``x``)."""
 
     def __init__(self, context):
         super().__init__()
@@ -22,8 +23,10 @@ class _Probes(cst.BatchableCSTVisitor):
             value = self.context.assigned_value(node.args[0].value)
             self.seen.append(None if value is None else self.context.module.code_for_node(value))
             inner = value.args[0].value if type(value) is cst.Call and value.args else None
+            inner = inner.body if type(inner) is cst.Lambda else inner
             if type(inner) is cst.Name:
-                self.seen.append(self.context.assigned_value(inner))
+                inner = self.context.assigned_value(inner)
+                self.seen.append(None if inner is None else self.context.module.code_for_node(inner))
 
 
 def probes(source):
@@ -36,9 +39,18 @@ def probes(source):
 
 @pytest.mark.parametrize("source, expected", [
     # the assignment before the read, in the module and in a function
-    ("x = dense(h)\nx = softmax(x)\nprobe(x)\n", ["softmax(x)", None]),
+    ("x = dense(h)\nx = softmax(x)\nprobe(x)\n", ["softmax(x)", "dense(h)"]),
     ("x = dense(h)\nprobe(x)\nx = softmax(x)\n", ["dense(h)", None]),
-    ("def f(h):\n    x = dense(h)\n    x = softmax(x)\n    return probe(x)\n", ["softmax(x)", None]),
+    ("def f(h):\n    x = dense(h)\n    x = softmax(x)\n    return probe(x)\n", ["softmax(x)", "dense(h)"]),
+    # a name in a value reached is read where that value is assigned: never its own output
+    ("x = a(h)\nx = b(x)\nx = c(x)\nprobe(x)\n", ["c(x)", "b(x)"]),
+    ("x = a(h)\ny = b(x)\nx = c(h)\nprobe(y)\n", ["b(x)", "a(h)"]),
+    ("y = a(h)\nx = b(y)\ny = c(y)\nprobe(x)\n", ["b(y)", "a(h)"]),
+    # ... unless a lambda reads it, whenever it is called
+    ("x = a()\nx = b(lambda: x)\nprobe(x)\n", ["b(lambda: x)", None]),
+    # ... or the value was assigned in another scope, or where it may not run
+    ("y = b(x)\nx = a()\nx = c()\ndef f():\n    return probe(y)\n", ["b(x)", None]),
+    ("x = a()\nx = c()\nif k:\n    y = b(x)\nprobe(y)\n", ["b(x)", None]),
     # a parameter assigned again: its value before the assignment is unknown
     ("def f(x):\n    x = softmax(x)\n    return probe(x)\n", ["softmax(x)", None]),
     ("def f(x):\n    probe(x)\n    x = softmax(x)\n", [None]),

@@ -64,6 +64,9 @@ def test_a_guarded_log_is_info(source, severity):
     # a demo on constant logits at most 15 apart: no probability can underflow
     "import tensorflow as tf\nz = tf.constant([[1.0, 2.0, 3.0]])\np = tf.nn.softmax(z)\n"
     "loss = -tf.reduce_sum(y * tf.math.log(p), -1)\n",
+    # ... also when a later section assigns the logits again
+    "import tensorflow as tf\nz = [[2, 0.5, 6], [0.1, 0, 3]]\np = tf.nn.softmax(z)\n"
+    "loss = -tf.reduce_sum(y * tf.math.log(p), 1)\nz = [[200.0, 0.0]]\n",
 ])
 def test_near_misses(source):
     assert [f for f in findings(source, TFE403) if f[2] == "TFE403"] == []

@@ -48,9 +48,9 @@ def test_through_a_chained_assignment():
         def rebound(z):
             p = q = tf.sigmoid(z)
             q = tf.clip_by_value(q, 0.01, 0.99)
-            return tf.math.log(q)  # bound twice: not followed
+            return tf.math.log(q)  # the clipped sigmoid before it: a guarded log, no fix
     """)
-    assert findings(source, TFE404) == [(4, 13, "TFE404"), (4, 30, "TFE404")]
+    assert findings(source, TFE404) == [(4, 13, "TFE404"), (4, 30, "TFE404"), (8, 12, "TFE404")]
     assert fixed(source, TFE404) == source.replace(
         "tf.math.log(p) - tf.math.log(1 - q)", "tf.math.log_sigmoid(z) - tf.math.log_sigmoid(-z)")
 

@@ -96,6 +96,9 @@ def test_reported_without_a_fix(source):
     "import tensorflow as tf\ny = tf.exp(-tf.square(x)) / tf.reduce_sum(tf.exp(-tf.square(x)), 0, True)\n",
     "import tensorflow as tf\nz = -tf.abs(x) / 2.0\ny = tf.exp(z) / tf.reduce_sum(tf.exp(z), 0, True)\n",
     "import tensorflow as tf\ng = tf.math.exp(-(tf.math.pow(x, 2) / (2 * tf.pow(s, 2))))\ng = g / tf.reduce_sum(g)\n",
+    # shifted by the maximum in a rebinding of the parameter (GPT-2's softmax)
+    "import tensorflow as tf\ndef softmax(x, axis=-1):\n    x = x - tf.reduce_max(x, axis=axis, keepdims=True)\n"
+    "    ex = tf.exp(x)\n    return ex / tf.reduce_sum(ex, axis=axis, keepdims=True)\n",
     # shifted by the maximum through tf.subtract
     "import tensorflow as tf\nz = tf.subtract(x, tf.reduce_max(x, -1, True))\n"
     "y = tf.exp(z) / tf.reduce_sum(tf.exp(z), -1, True)\n",

@@ -121,9 +121,10 @@ class Context:
         bindings = self._resolver.bindings(name.value, self.scope)
         if not bindings:
             return None
-        if len(bindings) == 1:
-            return getattr(bindings[0], "value", None)
-        return self._reaching.value(self, name, bindings)
+        binding = bindings[0] if len(bindings) == 1 else self._reaching.value(self, name, bindings)
+        if binding is not None:
+            self._reaching.reached(binding)
+        return getattr(binding, "value", None)
 
     def agreed_argument(self, name: cst.Name, scope: Optional[Scope] = None
                         ) -> Optional[Tuple[cst.BaseExpression, Optional[Scope]]]:

@@ -4,20 +4,21 @@
 name assigned several times has one value at each read when every assignment of it in its scope
 runs once, in order (statements of the scope's body and of its ``with`` blocks, not under
 ``if``, a loop or ``try``: ``Assigned.position``), and the read is in the same scope.  The read
-is placed by the statement around the node being visited (the traversal's ancestors), so only
-names inside that statement are answered: a name inside a value another question reached (the
-``out`` of ``softmax(out)``) stays unknown, as its statement is not known.
+is placed by the statement around the node being visited (the traversal's ancestors), or, for a
+name inside a value an earlier answer reached (the ``out`` of ``out = softmax(out)``), by the
+position of that value's assignment: it reads the assignment before it, never its own output.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from .names import OTHER, Assigned, Binding
+from .names import OTHER, Assigned, Binding, Scope
 from .syntax import code_children, parameter
 
 _BODIES = (cst.Module, cst.FunctionDef, cst.ClassDef)
+_NESTED = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 MAX_BINDINGS = 64  # beyond this a name is a counter or a buffer, and not worth placing
 
 
@@ -28,9 +29,17 @@ class Reaching:
     def __init__(self):
         self._statement: Optional[cst.CSTNode] = None
         self._names: frozenset = frozenset()
+        self._reached: Dict[int, Assigned] = {}  # answers whose names are not placed yet
+        self._walked: Set[int] = set()
+        self._placed: Dict[int, Tuple[Scope, Tuple[int, ...]]] = {}  # id(name) -> its scope, position
 
-    def value(self, context, name: cst.Name, bindings: Sequence[Binding]) -> Optional[cst.BaseExpression]:
-        """The value of the assignment of ``name`` that reaches this read, when certain."""
+    def reached(self, binding: Binding) -> None:
+        """An answer's binding: the names read in its value are read at its position."""
+        if type(binding) is Assigned and binding.position is not None and id(binding) not in self._walked:
+            self._reached[id(binding)] = binding
+
+    def value(self, context, name: cst.Name, bindings: Sequence[Binding]) -> Optional[Assigned]:
+        """The assignment of ``name`` that reaches this read, when certain."""
         scope = context.scope
         if len(bindings) > MAX_BINDINGS or type(scope.node) not in _BODIES or context.owner(
                 name.value) is not scope:
@@ -41,11 +50,25 @@ class Reaching:
         assigned = bindings[first:]
         if not assigned or any(type(b) is not Assigned or b.position is None for b in assigned):
             return None
-        here = self._position(context, name)
+        here = self._position(context, name) or self._position_in_reached(scope, name)
         if here is None:
             return None
         before = [b for b in assigned if b.position < here]
-        return before[-1].value if before else None  # bindings are recorded in source order
+        return before[-1] if before else None  # bindings are recorded in source order
+
+    def _position_in_reached(self, scope, name: cst.Name) -> Optional[Tuple[int, ...]]:
+        for key, binding in self._reached.items():
+            self._walked.add(key)
+            stack = [binding.value]
+            while stack:  # nested scopes (lambdas, comprehensions) read their names elsewhere
+                node = stack.pop()
+                if type(node) is cst.Name:
+                    self._placed[id(node)] = (binding.scope, binding.position)
+                elif not isinstance(node, _NESTED):
+                    stack.extend(code_children(node))
+        self._reached.clear()
+        placed = self._placed.get(id(name))
+        return placed[1] if placed is not None and placed[0] is scope else None
 
     def _position(self, context, name: cst.Name) -> Optional[Tuple[int, ...]]:
         """The position of the statement around the visited node (as ``Assigned.position``), if

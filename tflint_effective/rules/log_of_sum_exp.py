@@ -25,7 +25,8 @@ finite gradients at zero weights, or ``tfp.math.reduce_weighted_logsumexp``,
 with the user's axis.
 
 Known problems: names assigned in another scope, or more than once where an
-assignment may not run or runs in a loop, are not followed; ``log(reduce_mean(exp(x)))`` (log-sum-exp minus ``log(n)``) is not
+assignment may not run or runs in a loop, are not followed (one assigned several times in code
+that runs in order is followed to the assignment before the read); ``log(reduce_mean(exp(x)))`` (log-sum-exp minus ``log(n)``) is not
 reported.  A fix through a name re-reads ``x`` at the log: a ``tf.Variable``
 assigned in between is not detected.
 """

@@ -28,7 +28,8 @@ of side effects and its names are bound once.
 
 Known problems: the ``exp`` inline on one side and through a name on the other
 is not matched, nor names assigned in another scope, or more than once where an
-assignment may not run or runs in a loop.  A
+assignment may not run or runs in a loop (one assigned several times in code that runs in
+order, ``x = x - tf.reduce_max(x)``, is followed to the assignment before the read).  A
 never-positive exponent can still underflow: if every element is below about
 -87 (float32) the sum is 0 and the quotient NaN; this is not reported.  A fix
 through a name re-reads ``x`` at the division: a ``tf.Variable`` assigned in
