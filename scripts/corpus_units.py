@@ -3655,6 +3655,42 @@ UNITS = [
          "f3788b8b68dd7a829d019354a269f9f6c5e02c31", "tf1", "no"),
     Unit("sesmond+tensorflow_PSENet", "github", "sesmond/tensorflow_PSENet",
          "7e78b5b69f68cc05cec6c70ae7f8f8ff7155e878", "tf1", "no"),
+    Unit("255BITS+cppn-gan-vae-tensorflow", "github", "255BITS/cppn-gan-vae-tensorflow",
+         "20c2831aecf1ccff9e2668096637a424640aa127", "tf1", "some"),
+    Unit("BaratiLab+FluidGAN-TensorFlow", "github", "BaratiLab/FluidGAN-TensorFlow",
+         "41fce7489d346edfbfa4020ae2c3dc1d78873850", "tf1", "no"),
+    Unit("YONG-FU+TensorFlow-Seq2Seq_Chatbot", "github", "YONG-FU/TensorFlow-Seq2Seq_Chatbot",
+         "00fbe626fc56a5da1b003dfd579f535ea10af36d", "tf1", "no", notebooks=True),
+    Unit("LeanderLXZ+capsnet-tensorflow", "github", "LeanderLXZ/capsnet-tensorflow",
+         "57eb98e74d0fc2b9d4c11be8253ac6a9a9f9d0a8", "tf1", "no"),
+    Unit("jiahuei+COMIC-Compact-Image-Captioning-with-Attention", "github", "jiahuei/COMIC-Compact-Image-Captioning-with-Attention",
+         "73165e0aac2816e89732571814f978801958e1ac", "tf1", "some", notebooks=True),
+    Unit("xuzhezhaozhao+EasyCTR-release", "github", "xuzhezhaozhao/EasyCTR-release",
+         "93eb8af4f64c69407152dc03903457ab6dc03d05", "tf1", "no"),
+    Unit("solidfox+Tensorflow-Speech-Recognition-Competition", "github", "solidfox/Tensorflow-Speech-Recognition-Competition",
+         "5bc85a6bd0c794929a888b9cc9829a0eaf07fbf9", "tf1", "some"),
+    Unit("zvadaadam+speech-recognition", "github", "zvadaadam/speech-recognition",
+         "57d6293d7ee1922da3048a07a5c5b43a61ce6f90", "tf1", "no"),
+    Unit("nicozorza+speech-recognition", "github", "nicozorza/speech-recognition",
+         "302e085c5b3bce7ac32760fd05ccc4bebcbdc72e", "tf1", "no"),
+    Unit("vejvarm+speech-recognition-at-UCT-Prague", "github", "vejvarm/speech-recognition-at-UCT-Prague",
+         "c855aa02e5839f47625fcbccc956480478655a02", "tf1", "no", notebooks=True),
+    Unit("monikkinom+ner-lstm", "github", "monikkinom/ner-lstm",
+         "5e110acb1a3e70e48e3b4454a2dc5364d0cd0262", "tf1", "no"),
+    Unit("MaybeWeCan+BiLstm-CRF-NER", "github", "MaybeWeCan/BiLstm-CRF-NER",
+         "7426d463f54de0e544d63ac1234ef8b9ca764e32", "tf1", "no"),
+    Unit("KimByoungjae+DSTC6-track1-memN2N", "github", "KimByoungjae/DSTC6-track1-memN2N",
+         "1ea55814f7efaeea8952220567d7219a4435a199", "tf1", "no", notebooks=True),
+    Unit("paarthneekhara+neural-vqa-tensorflow", "github", "paarthneekhara/neural-vqa-tensorflow",
+         "ae29b540596acb7a0fee73f7dc6f847f9499575c", "tf1", "some"),
+    Unit("RobertCsordas+RFCN-tensorflow", "github", "RobertCsordas/RFCN-tensorflow",
+         "948f5fc79cfcb542ada593bb2ea4b86bb08d5e5c", "tf1", "no"),
+    Unit("charlesq34+pointnet-autoencoder", "github", "charlesq34/pointnet-autoencoder",
+         "cc270113da3f429cebdbe806aa665c1a47ccf0c1", "tf1", "some"),
+    Unit("buriburisuri+speech-to-text-wavenet", "github", "buriburisuri/speech-to-text-wavenet",
+         "7b0d2e92cf4323b44ea18d6d9931cac4a2a5a3c6", "tf1", "no"),
+    Unit("kaixindelele+DRL-tensorflow", "github", "kaixindelele/DRL-tensorflow",
+         "6f6c078df1a8b3c21be31f0aba8c617360e86f1a", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3671,8 +3707,8 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1476:1535] in round 40, UNITS[1535:1576] in round 41, UNITS[1576:1616] in round 42, UNITS[1616:1619]
 # in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45, UNITS[1666:1682] in round 46 and
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
-# in round 50 and UNITS[1762:] in round 51; ROUND5 ... ROUND51 select a round's units for a measurement on them
-# alone (heldout.py --units round5 ... round51).
+# in round 50, UNITS[1762:1813] in round 51 and UNITS[1813:] in round 52; ROUND5 ... ROUND52 select a round's units
+# for a measurement on them alone (heldout.py --units round5 ... round52).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3719,4 +3755,5 @@ ROUND47 = frozenset(unit.name for unit in UNITS[1682:1695])
 ROUND48 = frozenset(unit.name for unit in UNITS[1695:1729])
 ROUND49 = frozenset(unit.name for unit in UNITS[1729:1751])
 ROUND50 = frozenset(unit.name for unit in UNITS[1751:1762])
-ROUND51 = frozenset(unit.name for unit in UNITS[1762:])
+ROUND51 = frozenset(unit.name for unit in UNITS[1762:1813])
+ROUND52 = frozenset(unit.name for unit in UNITS[1813:])
