@@ -3725,6 +3725,26 @@ UNITS = [
          "3741b742e81588b6d9259410ed51c964c4778e71", "tf2", "no"),
     Unit("Samir55+EMNIST-Char-Classification-Tensorflow-tutorial", "github", "Samir55/EMNIST-Char-Classification-Tensorflow-tutorial",
          "8d5e772e120b321d94a028fc7cae8da17f8ea0c6", "tf1", "no"),
+    Unit("QiuHongHao123+tensorflow2.0_GAN", "github", "QiuHongHao123/tensorflow2.0_GAN",
+         "0840beef833df24515c2875d551ba84c554af186", "tf2", "no"),
+    Unit("yaogood+NAS-tensorflow2", "github", "yaogood/NAS-tensorflow2",
+         "a3ed9bc3a2a973c8c54d2ea5b7344a31ed86c057", "mixed", "no"),
+    Unit("chagmgang+tf2.0_reinforcement_learning", "github", "chagmgang/tf2.0_reinforcement_learning",
+         "32df21c7436027e3d81bfbc9ad5a8137a94c3685", "tf2", "no"),
+    Unit("WustChuiChui+nlp_framework_tf2.0", "github", "WustChuiChui/nlp_framework_tf2.0",
+         "bd443d1a319fa6e55fd81c1d4c57c2043ce6d815", "mixed", "no"),
+    Unit("jinwooklim+My-GeoNet-TF2.0", "github", "jinwooklim/My-GeoNet-TF2.0",
+         "3a5ee0e8083d88b962a447ed00d97c420ae07bc7", "tf2", "no"),
+    Unit("nichmorgan+IST597_Fall2019_TF2.0", "github", "nichmorgan/IST597_Fall2019_TF2.0",
+         "a9eb8d485b96411760f8c543550d39b7f7080ad4", "mixed", "no", notebooks=True),
+    Unit("amankaushik3919+Tensorflow-Book-notes", "github", "amankaushik3919/Tensorflow-Book-notes",
+         "dd313505b2e2d5fe7f48db72f9d5c447a5669233", "tf1", "no"),
+    Unit("widiot+tensorflow-practices", "github", "widiot/tensorflow-practices",
+         "0b4e5b733efc7b8d6d991344284b8b5797df64dc", "tf1", "some"),
+    Unit("nishithbsk+tensorflow_tutorials", "github", "nishithbsk/tensorflow_tutorials",
+         "43766dedda7878ffc6f79c1db10a8e9aa9af9f59", "tf1", "some"),
+    Unit("Daniel1586+Initiative_Tensorflow_tutorials", "github", "Daniel1586/Initiative_Tensorflow_tutorials",
+         "5f1299696e3851d621cc260ae46cda853e56c2b0", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3741,8 +3761,8 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1476:1535] in round 40, UNITS[1535:1576] in round 41, UNITS[1576:1616] in round 42, UNITS[1616:1619]
 # in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45, UNITS[1666:1682] in round 46 and
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
-# in round 50, UNITS[1762:1813] in round 51 and UNITS[1813:] in round 52; ROUND5 ... ROUND52 select a round's units
-# for a measurement on them alone (heldout.py --units round5 ... round52).
+# in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52 and UNITS[1848:] in round 53; ROUND5 ... ROUND53
+# select a round's units for a measurement on them alone (heldout.py --units round5 ... round53).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3790,4 +3810,5 @@ ROUND48 = frozenset(unit.name for unit in UNITS[1695:1729])
 ROUND49 = frozenset(unit.name for unit in UNITS[1729:1751])
 ROUND50 = frozenset(unit.name for unit in UNITS[1751:1762])
 ROUND51 = frozenset(unit.name for unit in UNITS[1762:1813])
-ROUND52 = frozenset(unit.name for unit in UNITS[1813:])
+ROUND52 = frozenset(unit.name for unit in UNITS[1813:1848])
+ROUND53 = frozenset(unit.name for unit in UNITS[1848:])
