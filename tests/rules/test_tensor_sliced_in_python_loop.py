@@ -8,8 +8,11 @@ HEADER = "import tensorflow as tf\nx = tf.random.normal([500, 4])\nz = tf.zeros(
 
 CASES = [
     ("for i in range(500):\n    z += x[i]\n", [(5, 10, "TFE201")]),
-    ("for i in range(500):\n    z += x[:, i] + x[i:i + 2, 0]\n",
-     [(5, 10, "TFE201"), (5, 20, "TFE201")]),
+    ("for i in range(500):\n    z += x[:, i] + x[i:i + 2, 0]\n", [(5, 20, "TFE201")]),  # rows only
+    ("for i in range(500):\n    z += x[None, i] + tf.slice(x, [i, 0], [1, 4])\n",
+     [(5, 10, "TFE201"), (5, 23, "TFE201")]),
+    ("for i in range(500):\n    z += tf.gather(x, i, axis=0) + tf.gather_nd(x, [[i]])\n",
+     [(5, 10, "TFE201"), (5, 36, "TFE201")]),
     ("for i in range(500):\n    z += x[i][0]\n", [(5, 10, "TFE201")]),
     ("for i in range(500):\n    z += x[0][i]\n", [(5, 10, "TFE201")]),
     ("for i in range(500):\n    z += tf.gather(params=x, indices=i)\n", [(5, 10, "TFE201")]),
@@ -59,6 +62,11 @@ CASES = [
     ("for i, row in enumerate(rows):\n    z += x[i] * row\n", []),
     ("for g in range(num_gpus):\n    z += x[g * 8:(g + 1) * 8]\n", []),
     ("for k in range(x.shape[-1]):\n    z += x[:, k]\n", []),  # features, not rows
+    # another axis than the first (features, channels, time steps, bits), whatever the count
+    ("for k in range(500):\n    z += x[:, k] + x[..., k] + tf.gather(x, k, axis=1)\n", []),
+    ("for k in range(500):\n    z += tf.slice(x, [0, k], [500, 1]) + tf.gather(x, k, batch_dims=1)\n", []),
+    ("for k in range(500):\n    z += tf.gather(x, k, None, None)\n", []),  # 4th: axis in TF2, name in TF1
+    ("n = 16\nbits = tf.reshape(x, [-1, n])\nz = sum([bits[:, k] * 2 ** k for k in range(n)])\n", []),
     ("c = tf.constant([[1.0, 2.0], [3.0, 4.0]])\nfor i in range(c.shape[0]):\n    z += c[i]\n", []),  # 2 rows
     # the sliced tensor is computed anew in each iteration (a name the loop binds)
     ("for i, batch in enumerate(batches):\n    y = tf.concat([x, batch], 0)\n    z += y[i]\n", []),

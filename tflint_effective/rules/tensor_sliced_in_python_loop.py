@@ -36,8 +36,12 @@ the zeros, which broadcasting may change, are not known statically.
 
 Known problems: ``while`` loops and loops in helpers called from a loop are not
 seen.  A slice bound to a name first (``idx = order[i]``) is never taken for
-Python's, whatever reads the name.  Only loops that run once per row of the data
-are reported: a literal count above 4 (``range(500)``, five literal items; in
+Python's, whatever reads the name.  Only loops over the rows of the data are
+reported: the loop variable picks the first axis (``x[i]``, ``x[i, :]``,
+``tf.gather(x, i)``, ``tf.slice(x, [i, 0], ...)``); a loop over another axis
+(``x[:, i]``, ``x[..., i]``, ``tf.gather(x, i, axis=1)``: features, channels,
+time steps, bits) is not, whatever its count.  And the loop runs once per row:
+a literal count above 4 (``range(500)``, five literal items; in
 eager code above 16), or the length of the sliced
 tensor's first axis (``range(len(x))``, ``range(x.shape[0])``, ``tf.range(n)``
 with ``x = tf.reshape(..., [n, 4])``) unless its static shape shows 4 rows or
@@ -62,6 +66,7 @@ from ..rule import DISPLAY_ONLY, INFO, MODES, WARNING, Rule, per_mode
 # Slicing ops and the keyword of the sliced tensor (always the first parameter).
 SLICING_OPS = {"slice": "input_", "strided_slice": "input_", "gather": "params",
                "gather_nd": "params"}
+SLICING_OPS_INDEX = {"slice": "begin", "strided_slice": "begin", "gather": "indices", "gather_nd": "indices"}
 FEW_ITERATIONS = 4
 FEW_EAGER_ITERATIONS = 16  # eager: 16 slices and adds of 4 floats take ~1 ms (TF 2.21, CPU)
 PRINTING = frozenset({"print", "int", "float", "bool", "str", "repr", "format"})  # builtins
@@ -95,9 +100,9 @@ class TensorSlicedInPythonLoop(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         inner = node.value
-        if type(inner) is cst.Subscript and self._severity(inner.value, inner.slice):
+        if type(inner) is cst.Subscript and self._severity(inner.value, _first_axis(inner.slice)):
             return  # x[i][j]: reported once, at x[i]
-        severity = self._severity(node.value, node.slice)
+        severity = self._severity(node.value, _first_axis(node.slice))
         if severity:
             self.report(node, severity=self._unless_shown(node, self._unless_gathered(severity)))
 
@@ -106,17 +111,32 @@ class TensorSlicedInPythonLoop(Rule):
         keyword = SLICING_OPS.get(name.path) if name is not None else None
         if keyword is None or has_star_args(node):
             return
-        sliced = call_arg(node, 0, keyword)
-        if sliced is not None:
-            indices = [arg for arg in node.args if arg is not sliced]
-            severity = self._severity(sliced.value, indices)
+        sliced, rows = call_arg(node, 0, keyword), self._row_index(name.path, node)
+        if sliced is not None and rows is not None:
+            severity = self._severity(sliced.value, rows)
             if severity:
                 self.report(node, severity=self._unless_shown(node, self._unless_gathered(severity)))
 
+    @staticmethod
+    def _row_index(op: str, node: cst.Call):
+        """What picks the first axis: ``begin[0]`` of a slice, the indices of a gather along
+        axis 0 (None when another axis or an unknown one is gathered)."""
+        if op == "gather":
+            axes = [call_arg(node, None, keyword) for keyword in ("axis", "batch_dims")]
+            if any(arg is not None and not (isinstance(arg.value, cst.Integer) and arg.value.value == "0")
+                   for arg in axes) or len([arg for arg in node.args if arg.keyword is None]) > 3:
+                return None
+        index = call_arg(node, 1, SLICING_OPS_INDEX[op])
+        if index is not None and op != "gather_nd" and isinstance(index.value, (cst.List, cst.Tuple)):
+            return index.value.elements[0] if index.value.elements else None
+        return index
+
     def _severity(self, sliced, index):
-        """Per-mode severity when ``sliced`` is a tensor indexed by a loop variable."""
+        """Per-mode severity when ``sliced`` is a tensor whose first axis ``index`` picks with a
+        loop variable.  Other axes (``x[:, i]``: features, channels, time steps, bits) are not
+        rows of the data."""
         loops = list(enclosing_loops(self.context.ancestors))  # most slices are in no loop: asked first
-        read = names_in(index) if loops else ()
+        read = names_in([index]) if loops else ()
         loops = [loop for loop in loops if loop.targets & read]
         sliced_reads = names_in([sliced]) if loops else set()
         loops = [loop for loop in loops if not loop.varying & sliced_reads
@@ -272,3 +292,14 @@ class TensorSlicedInPythonLoop(Rule):
         bounds = range_arguments(self.context, loop.iter)
         return (bounds is not None and len(bounds) == 1 and isinstance(bounds[0], cst.Integer)
                 and int(bounds[0].value, 0) <= FEW_ITERATIONS)
+
+
+def _first_axis(elements):
+    """The subscript element that picks the first axis (``x[None, i]``: ``i``)."""
+    for element in elements:
+        index = element.slice
+        if not (isinstance(index, cst.Index) and (
+                isinstance(index.value, cst.Name) and index.value.value == "None"
+                or isinstance(index.value, cst.Attribute) and index.value.attr.value == "newaxis")):
+            return element
+    return elements[0]
