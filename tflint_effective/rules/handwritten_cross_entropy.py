@@ -27,7 +27,10 @@ independent reviewers judged none of the eight guarded cross-entropies they met 
 code a clear defect (seven debatable, one false).
 
 As for TFE402, a softmax of logits written out as numbers at most 15 apart, or bounded by
-construction within 7.5 of zero (tanh or softmax outputs), is not reported.
+construction within 7.5 of zero (tanh or softmax outputs), is not reported; nor is a formula
+beside ``softmax_cross_entropy_with_logits`` (or ``losses.softmax_cross_entropy``, the sparse
+forms) on the same logits in the same block, also inside its ``with`` statements: a demo
+comparing the two, whose author already wrote the cure.
 
 Known problems: the product must be the reduction's direct argument; a product
 bound to a name first (``ce = labels * log(p)``) is reported by TFE402 on the
@@ -38,7 +41,8 @@ model are not followed.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix
+from ..analysis.formula_comparisons import SOFTMAX_CROSS_ENTROPY, beside_stable_op
+from ..analysis.numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix, operand
 from ..rule import ERROR, INFO, SAFE, Fix, Rule
 
 
@@ -67,7 +71,9 @@ class HandwrittenCrossEntropy(Rule):
         log = cross_entropy_log(self.context, node)
         if log is None:
             return
-        _, guarded = log_of_softmax(self.context, log)
+        softmax, guarded = log_of_softmax(self.context, log)
+        if softmax.exact and beside_stable_op(self.context, operand(softmax.call), SOFTMAX_CROSS_ENTROPY):
+            return
         replacement = None if guarded else log_softmax_fix(self.context, log)
         fix = Fix(replacement, target=log) if replacement is not None else None
         self.report(node, self.GUARDED if guarded else None, fix=fix, severity=INFO if guarded else None)

@@ -23,6 +23,8 @@ Severity: error; info for a guarded log, whose values stay finite (as TFE402 doe
 accuracy rather than an inf/NaN.  An argument bounded by construction within 7.5 of zero (numbers,
 softmax, sigmoid and tanh outputs, and their sums, differences and products: ``sigmoid(score(a) -
 score(b))`` with ``score`` returning a sigmoid) is not reported: nothing can underflow, even in float16.
+Nor is a log beside ``log_sigmoid`` or a sigmoid cross-entropy of the same logits in the same block
+(also inside its ``with`` statements): a demo comparing the formula with the cure.
 
 Outputs of layers with a sigmoid activation (``Dense(1, activation="sigmoid")(x)``,
 ``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``), attributes the class
@@ -42,6 +44,7 @@ detected.
 import libcst as cst
 
 from ..analysis.cure_spelling import compat_of, spell
+from ..analysis.formula_comparisons import LOG_SIGMOID, beside_stable_op
 from ..analysis.numeric_patterns import computes, is_small, may_move, operand, through_name, unguarded
 from ..analysis.tf_api import LOG, SIGMOID
 from ..rule import ERROR, INFO, SAFE, Rule
@@ -92,8 +95,10 @@ class LogOfSigmoid(Rule):
             inner = _complement(self.context, candidate)
             sigmoid = computes(self.context, candidate if inner is None else inner, SIGMOID)
             if sigmoid is not None:
-                if sigmoid.exact and is_small(self.context, operand(sigmoid.call)):
-                    return  # a bounded argument: nothing can underflow
+                logits = operand(sigmoid.call)
+                if sigmoid.exact and (is_small(self.context, logits)
+                                      or beside_stable_op(self.context, logits, LOG_SIGMOID)):
+                    return  # a bounded argument: nothing can underflow; or a comparison of formulas
                 named = sigmoid.named or through_name(self.context, candidate)[1]
                 exact = sigmoid.exact and not guarded
                 fix = self._fix(node, sigmoid.call, inner is not None, named) if exact else None

@@ -39,7 +39,10 @@ softmax already gave).  Nor is a log whose only uses give indices: the logits of
 (``tf.multinomial(log_p, 1)``, ``tf.random.categorical``) or the input of ``tf.argmax``
 (also of a slice, ``log_p[:5]``), directly or through a name bound once: a sampler takes
 unnormalised log-probabilities and reads -inf as a zero weight, -inf never holds the
-largest log-probability, and no gradient flows through an index.
+largest log-probability, and no gradient flows through an index.  Nor is a log beside
+``log_softmax`` of the same logits in the same block (also inside its ``with`` statements): a
+demo comparing the two.  A cross-entropy beside it is another quantity (a model's
+log-probabilities next to its training loss): still reported.
 
 Known problems: a softmax reached through a name assigned in another scope, or
 more than once where an assignment may not run or runs in a loop, is not seen (one
@@ -52,7 +55,8 @@ assigned in between (``v.assign(...)``) is not detected.
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
+from ..analysis.formula_comparisons import LOG_SOFTMAX, beside_stable_op
+from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix, operand
 from ..analysis.syntax import call_arg, code_children
 from ..analysis.tf_api import ARGMAX, SAMPLERS
 from ..rule import ERROR, INFO, SAFE, Rule
@@ -78,6 +82,8 @@ class LogOfSoftmax(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         found = log_of_softmax(self.context, node)
         if found is None or in_cross_entropy(self.context, node) or self._only_indexed(node):
+            return
+        if found[0].exact and beside_stable_op(self.context, operand(found[0].call), LOG_SOFTMAX):
             return
         guarded = found[1]
         self.report(node, self.GUARDED if guarded else None, fix=log_softmax_fix(self.context, node),
