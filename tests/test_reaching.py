@@ -60,6 +60,10 @@ def probes(source):
     # several statements on a line, and the read in the value of the assignment itself
     ("x = a(); x = b(); probe(x)\n", ["b()"]),
     ("x = a()\nx = probe(x)\n", ["a()"]),
+    # an augmented assignment holds the operation, its target read before it
+    ("x = a()\nx += 1\nprobe(x)\n", ["x + 1"]),
+    ("x = a()\nx -= m\ny = b(x)\nprobe(y)\n", ["b(x)", "x - m"]),
+    ("x = a()\nx @= w\nx **= 2\nprobe(x)\n", ["x ** 2"]),
     # read inside a loop or a branch that assigns nothing: the assignment before it
     ("x = a()\nfor i in r:\n    probe(x)\nx = b()\n", ["a()"]),
     ("x = a()\nif c:\n    probe(x)\nx = b()\n", ["a()"]),
@@ -75,7 +79,6 @@ def test_the_assignment_before_the_read(source, expected):
     "x = a()\ntry:\n    x = b()\nexcept E:\n    pass\nprobe(x)\n",
     "x = a()\nwhile c: x = b()\nprobe(x)\n",
     # a binding that is not an assignment of one value
-    "x = a()\nx += 1\nprobe(x)\n",
     "x = a()\nx, y = b()\nprobe(x)\n",
     "x = a()\nfor x in r:\n    pass\nprobe(x)\n",
     "x = a()\nimport x\nprobe(x)\n",

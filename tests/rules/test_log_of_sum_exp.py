@@ -56,6 +56,9 @@ def test_a_shift_by_something_else_than_a_maximum_is_still_reported():
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\nm = tf.reduce_max(x, 1, keepdims=True)\ny = m + tf.math.log(tf.reduce_sum(tf.exp(x - m), 1, keepdims=True))\n",
     "import tensorflow as tf\ny = tf.reduce_logsumexp(x, 1)\n",
+    # the shift in an augmented assignment, the maximum added back
+    "import tensorflow as tf\ndef lse(xs):\n    m = tf.reduce_max(xs, keepdims=True)\n    xs -= m\n"
+    "    return tf.squeeze(m, [-1]) + tf.math.log(tf.reduce_sum(tf.exp(xs), -1))\n",
     # the shift spelled as a call, through names
     "import tensorflow as tf\nm = tf.reduce_max(x, 1, keepdims=True)\nsafe = tf.subtract(x, m)\n"
     "y = tf.math.log(tf.reduce_sum(tf.exp(safe), 1, keepdims=True))\n",

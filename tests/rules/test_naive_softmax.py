@@ -99,6 +99,9 @@ def test_reported_without_a_fix(source):
     # shifted by the maximum in a rebinding of the parameter (GPT-2's softmax)
     "import tensorflow as tf\ndef softmax(x, axis=-1):\n    x = x - tf.reduce_max(x, axis=axis, keepdims=True)\n"
     "    ex = tf.exp(x)\n    return ex / tf.reduce_sum(ex, axis=axis, keepdims=True)\n",
+    # ... or in an augmented assignment (magenta's rl_tuner)
+    "import tensorflow as tf\ndef softmax(x):\n    x -= tf.reduce_max(x, axis=-1, keepdims=True)\n"
+    "    ex = tf.exp(x)\n    return ex / tf.reduce_sum(ex, axis=-1, keepdims=True)\n",
     # shifted by the maximum through tf.subtract
     "import tensorflow as tf\nz = tf.subtract(x, tf.reduce_max(x, -1, True))\n"
     "y = tf.exp(z) / tf.reduce_sum(tf.exp(z), -1, True)\n",
@@ -125,6 +128,8 @@ def test_near_misses(source):
     "import tensorflow as tf\nk = tf.exp(0.5 * x ** 2)\ny = k / tf.reduce_sum(k, 0, True)\n",
     "import tensorflow as tf\nk = tf.exp(-(x ** 3))\ny = k / tf.reduce_sum(k, 0, True)\n",
     "import tensorflow as tf\nk = tf.exp(-tf.pow(x, 3))\ny = k / tf.reduce_sum(k, 0, True)\n",
+    # an augmented assignment by something else than a maximum
+    "import tensorflow as tf\ndef f(x):\n    x *= 2.0\n    k = tf.exp(x)\n    return k / tf.reduce_sum(k, 0, True)\n",
     # a name assigned again, in order: the exp before the division
     "import tensorflow as tf\nk = x * 2\nk = tf.exp(k)\ny = k / tf.reduce_sum(k, 0, True)\n",
     "import tensorflow as tf\nk = tf.exp(-tf.square(x) * y)\ny = k / tf.reduce_sum(k, 0, True)\n",

@@ -90,6 +90,8 @@ class FromLogitsMismatch(Rule):
         if isinstance(node.target, cst.Name):
             self.outputs.rebound(node.target.value)
 
+    visit_AugAssign = visit_NamedExpr  # ``x += y``: no layer's output any more
+
     def visit_Assign(self, node: cst.Assign) -> None:
         """Remember a name bound once to ``Sequential([...])`` or to ``Model(inputs, outputs)``."""
         target = node.targets[0].target
