@@ -3745,6 +3745,78 @@ UNITS = [
          "43766dedda7878ffc6f79c1db10a8e9aa9af9f59", "tf1", "some"),
     Unit("Daniel1586+Initiative_Tensorflow_tutorials", "github", "Daniel1586/Initiative_Tensorflow_tutorials",
          "5f1299696e3851d621cc260ae46cda853e56c2b0", "tf1", "no"),
+    Unit("heshenghuan+LSTM-CRF", "github", "heshenghuan/LSTM-CRF",
+         "bd6ffb0e353b9657bb4e7284c396b5cfa06e883e", "tf1", "yes"),
+    Unit("liujiabing+blstm-crf-ner", "github", "liujiabing/blstm-crf-ner",
+         "dd4cd5ae19fb09ede761ff7d1ae7612c5f6dc2a0", "tf1", "some"),
+    Unit("shengxiaoyu+BiLSTM_CRF_EVENT_DETECT", "github", "shengxiaoyu/BiLSTM_CRF_EVENT_DETECT",
+         "792a0b0e75c4f5fef6db56322d3ce1f775105a4e", "tf1", "no"),
+    Unit("tcnguyen+ner_cnn_lstm_crf", "github", "tcnguyen/ner_cnn_lstm_crf",
+         "38a9c46975b50e0497c58ff5e931a1af89f2d1aa", "tf1", "no", notebooks=True),
+    Unit("VieZhong+pointer-generator-keyphrase", "github", "VieZhong/pointer-generator-keyphrase",
+         "b529d416a0e679411c1a0fac5da46d5f1e63341f", "tf1", "no"),
+    Unit("anakin1028+ctc-tensorflow-TIMIT", "github", "anakin1028/ctc-tensorflow-TIMIT",
+         "f2330cc2e0b1e9a0f4db99408487d3b022295941", "tf1", "no"),
+    Unit("Styrke+master-code", "github", "Styrke/master-code",
+         "3cfe7f4adf3e4b8efa2d096e36b0e12f806cffd3", "tf1", "no", notebooks=True),
+    Unit("Anchorboy+TensorFlow-Pointer-Networks", "github", "Anchorboy/TensorFlow-Pointer-Networks",
+         "11aee57e78827b4d4310a94ba239097c84bbe67a", "tf1", "some"),
+    Unit("geetickachauhan+relation-extraction", "github", "geetickachauhan/relation-extraction",
+         "aa920449b20c7127954eaaaa05244e7fc379e018", "tf1", "no", notebooks=True),
+    Unit("Theodoric008+SENet-for-Weakly-Supervised-Relation-Extraction", "github", "Theodoric008/SENet-for-Weakly-Supervised-Relation-Extraction",
+         "879cdca440467bd9116ae1393d8bbdb83936396d", "tf1", "no"),
+    Unit("Ivan0131+SemMatch", "github", "Ivan0131/SemMatch",
+         "2e7e82e9ae9fa6fc93d0f498ac67acc5b84fe7f3", "tf1", "no"),
+    Unit("mitya52+attention-ocr", "github", "mitya52/attention-ocr",
+         "4568b194fa1abf012e561f1699df048e813e5224", "tf1", "no"),
+    Unit("lc222+HAN-text-classification-tf", "github", "lc222/HAN-text-classification-tf",
+         "6a6a39cbcce9120beaabad962a20bc05317b95f6", "tf1", "some"),
+    Unit("angrypark+korean-text-classification-tf", "github", "angrypark/korean-text-classification-tf",
+         "8ed1d17dc5077f6cde11eb81e27881dbf7e379d5", "tf1", "no", notebooks=True),
+    Unit("Li-Ming-Fan+OCR-DETECTION-CTPN", "github", "Li-Ming-Fan/OCR-DETECTION-CTPN",
+         "1485c74ab1433998889cba596fbb8670ce2740aa", "tf1", "no"),
+    Unit("tranbahien+CTPN-TensorFlow", "github", "tranbahien/CTPN-TensorFlow",
+         "cad751265b6d187a3fe0494e5472bdb009320244", "tf1", "some", notebooks=True),
+    Unit("Sanster+tf_ctpn", "github", "Sanster/tf_ctpn",
+         "f0f20606b3a2e58819cb330ede52b1d9e2c21d31", "tf1", "some"),
+    Unit("kevinchn+atari-dqn", "github", "kevinchn/atari-dqn",
+         "bce9783feb7242f9082b4a63e96e38c8174201ae", "tf1", "no", notebooks=True),
+    Unit("hoel-bagard+Classification-TensorFlow2", "github", "hoel-bagard/Classification-TensorFlow2",
+         "7e1f41db4b725011a52fdeee34679547c9453e44", "tf2", "no"),
+    Unit("calmiLovesAI+HRNet_Pose_Estimation_TensorFlow2", "github", "calmiLovesAI/HRNet_Pose_Estimation_TensorFlow2",
+         "ba1ada9b2ca49a5a2f0bb0a7ef6bfa94e55d4afd", "tf2", "no"),
+    Unit("Slaysenfite+masters-tensorflow2-model", "github", "Slaysenfite/masters-tensorflow2-model",
+         "8c9b876adc4d8b6a57da36d8fbc679465d7491fc", "tf2", "no"),
+    Unit("monchhichizzq+Tensorflow2-yolov4", "github", "monchhichizzq/Tensorflow2-yolov4",
+         "73e72e202aa1e35dcef51a304b382eec9891ef2b", "tf2", "no"),
+    Unit("X-21+DeepLearning.ai-Assignments", "github", "X-21/DeepLearning.ai-Assignments",
+         "35167bad506144105e92c05dbb328558c2b87059", "tf1", "no"),
+    Unit("kwansu+Tensorflow_Practice", "github", "kwansu/Tensorflow_Practice",
+         "87d2d5d9b217a0a7104aa25942e85d484f382e59", "tf2", "no"),
+    Unit("jeongsol-kim+tensorflow_practice", "github", "jeongsol-kim/tensorflow_practice",
+         "a7bd992d4fac55f1b06dd746aec938979ce63abb", "tf2", "no"),
+    Unit("PacktPublishing+TensorFlow-Machine-Learning-Projects", "github", "PacktPublishing/TensorFlow-Machine-Learning-Projects",
+         "157d13317780d845fd2c781a036c8281c780ab30", "tf1", "some", notebooks=True),
+    Unit("PacktPublishing+TensorFlow-Reinforcement-Learning-Quick-Start-Guide", "github", "PacktPublishing/TensorFlow-Reinforcement-Learning-Quick-Start-Guide",
+         "7b3b078585f361c91789186cfdef0c511cc57435", "tf1", "no"),
+    Unit("PacktPublishing+Deep-Learning-with-TensorFlow-Second-Edition", "github", "PacktPublishing/Deep-Learning-with-TensorFlow-Second-Edition",
+         "b22c2327ef6255bc0f273ccf22376d5420c9b8fd", "tf1", "no", notebooks=True),
+    Unit("PacktPublishing+Mastering-TensorFlow-1x", "github", "PacktPublishing/Mastering-TensorFlow-1x",
+         "4eef748b0542af44196284a0624cca2a3d5b0f1f", "tf1", "no", notebooks=True),
+    Unit("PacktPublishing+Hands-On-Meta-Learning-with-Python", "github", "PacktPublishing/Hands-On-Meta-Learning-with-Python",
+         "8778d496b6572e73821a961aa21a49e97f168e73", "tf1", "no", notebooks=True),
+    Unit("xuwd11+cs294-112_hws", "github", "xuwd11/cs294-112_hws",
+         "2d7b0c1abd3c1baa3146dbf3d142f526f57b2aab", "tf1", "no"),
+    Unit("wpumacay+cs294-112-homework", "github", "wpumacay/cs294-112-homework",
+         "1dab512b930597ce8c2bd2353ec6055ac72283fa", "tf1", "no"),
+    Unit("happyxuwork+tensorflow-learning", "github", "happyxuwork/tensorflow-learning",
+         "2bfe797c41b95e2ea923f3f9f66e03c5271fd671", "tf1", "no", notebooks=True),
+    Unit("blueskywalker+tensorflow-notebooks", "github", "blueskywalker/tensorflow-notebooks",
+         "ac51cea93c2bca7ad71318d6705b8e9ec04bf4fb", "tf2", "no", notebooks=True),
+    Unit("ZermZhang+DeepCTR-tf2", "github", "ZermZhang/DeepCTR-tf2",
+         "0f520c4ff6caa2129015c033b263e71b32a9afff", "tf2", "no"),
+    Unit("moono+moco-tf2.x", "github", "moono/moco-tf2.x",
+         "3dd485598200c1e5cb7321a2a1d4cb6d122be83c", "tf2", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3761,8 +3833,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1476:1535] in round 40, UNITS[1535:1576] in round 41, UNITS[1576:1616] in round 42, UNITS[1616:1619]
 # in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45, UNITS[1666:1682] in round 46 and
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
-# in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52 and UNITS[1848:] in round 53; ROUND5 ... ROUND53
-# select a round's units for a measurement on them alone (heldout.py --units round5 ... round53).
+# in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53 and
+# UNITS[1858:] in round 54; ROUND5 ... ROUND54 select a round's units for a measurement on them alone
+# (heldout.py --units round5 ... round54).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3811,4 +3884,5 @@ ROUND49 = frozenset(unit.name for unit in UNITS[1729:1751])
 ROUND50 = frozenset(unit.name for unit in UNITS[1751:1762])
 ROUND51 = frozenset(unit.name for unit in UNITS[1762:1813])
 ROUND52 = frozenset(unit.name for unit in UNITS[1813:1848])
-ROUND53 = frozenset(unit.name for unit in UNITS[1848:])
+ROUND53 = frozenset(unit.name for unit in UNITS[1848:1858])
+ROUND54 = frozenset(unit.name for unit in UNITS[1858:])
