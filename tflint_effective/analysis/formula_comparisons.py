@@ -24,7 +24,7 @@ SOFTMAX_CROSS_ENTROPY = {
 LOG_SOFTMAX = {path: (0, "logits") for path in with_math("nn.log_softmax")}
 LOG_SIGMOID = {"nn.sigmoid_cross_entropy_with_logits": (None, "logits"),
                "losses.sigmoid_cross_entropy": (1, "logits"), **{path: (0, "x") for path in with_math("log_sigmoid")}}
-# Statements whose bodies may not run with the finding's: another branch, a loop, a definition.
+# What may not run with the finding: another branch, a loop, a definition.
 APART = (cst.If, cst.Try, cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)
 BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite)
 _CODE = cst.Module(body=[])

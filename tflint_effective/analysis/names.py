@@ -200,8 +200,9 @@ class ScopeTable:
         elif kind is cst.AnnAssign:
             self._bind_target(node.target, scope, node.value)
         elif kind is cst.AugAssign:  # ``x -= m`` holds ``x - m``: its ``x`` is read before the binding
-            value = cst.BinaryOperation(node.target, getattr(cst, type(node.operator).__name__[:-6])(), node.value)
-            self._bind_target(node.target, scope, value if type(node.target) is cst.Name else None)
+            operator = getattr(cst, type(node.operator).__name__[:-len("Assign")])()  # SubtractAssign: Subtract
+            value = cst.BinaryOperation(node.target, operator, node.value) if type(node.target) is cst.Name else None
+            self._bind_target(node.target, scope, value)
         elif kind is cst.Global:
             scope.global_names.update(n.name.value for n in node.names)
         elif kind is cst.Nonlocal and scope.parent is not None:

@@ -63,10 +63,9 @@ from ..analysis.static_shapes import static_shape
 from ..analysis.syntax import call_arg, has_star_args
 from ..rule import DISPLAY_ONLY, INFO, MODES, WARNING, Rule, per_mode
 
-# Slicing ops and the keyword of the sliced tensor (always the first parameter).
-SLICING_OPS = {"slice": "input_", "strided_slice": "input_", "gather": "params",
-               "gather_nd": "params"}
-SLICING_OPS_INDEX = {"slice": "begin", "strided_slice": "begin", "gather": "indices", "gather_nd": "indices"}
+# Slicing ops: the keywords of the sliced tensor (the first parameter) and of what picks its rows (the second).
+SLICING_OPS = {"slice": ("input_", "begin"), "strided_slice": ("input_", "begin"), "gather": ("params", "indices"),
+               "gather_nd": ("params", "indices")}
 FEW_ITERATIONS = 4
 FEW_EAGER_ITERATIONS = 16  # eager: 16 slices and adds of 4 floats take ~1 ms (TF 2.21, CPU)
 PRINTING = frozenset({"print", "int", "float", "bool", "str", "repr", "format"})  # builtins
@@ -108,25 +107,25 @@ class TensorSlicedInPythonLoop(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
-        keyword = SLICING_OPS.get(name.path) if name is not None else None
-        if keyword is None or has_star_args(node):
+        keywords = SLICING_OPS.get(name.path) if name is not None else None
+        if keywords is None or has_star_args(node):
             return
-        sliced, rows = call_arg(node, 0, keyword), self._row_index(name.path, node)
+        sliced, rows = call_arg(node, 0, keywords[0]), self._row_index(name.path, node, keywords[1])
         if sliced is not None and rows is not None:
             severity = self._severity(sliced.value, rows)
             if severity:
                 self.report(node, severity=self._unless_shown(node, self._unless_gathered(severity)))
 
     @staticmethod
-    def _row_index(op: str, node: cst.Call):
+    def _row_index(op: str, node: cst.Call, keyword: str):
         """What picks the first axis: ``begin[0]`` of a slice, the indices of a gather along
         axis 0 (None when another axis or an unknown one is gathered)."""
         if op == "gather":
-            axes = [call_arg(node, None, keyword) for keyword in ("axis", "batch_dims")]
+            axes = [call_arg(node, None, axis) for axis in ("axis", "batch_dims")]
             if any(arg is not None and not (isinstance(arg.value, cst.Integer) and arg.value.value == "0")
                    for arg in axes) or len([arg for arg in node.args if arg.keyword is None]) > 3:
                 return None
-        index = call_arg(node, 1, SLICING_OPS_INDEX[op])
+        index = call_arg(node, 1, keyword)
         if index is not None and op != "gather_nd" and isinstance(index.value, (cst.List, cst.Tuple)):
             return index.value.elements[0] if index.value.elements else None
         return index
