@@ -3817,6 +3817,42 @@ UNITS = [
          "0f520c4ff6caa2129015c033b263e71b32a9afff", "tf2", "no"),
     Unit("moono+moco-tf2.x", "github", "moono/moco-tf2.x",
          "3dd485598200c1e5cb7321a2a1d4cb6d122be83c", "tf2", "no"),
+    Unit("treeson-li+multi-GPU-onsets_frames", "github", "treeson-li/multi-GPU-onsets_frames",
+         "dbf36043123fb6a621dad5c2c99ad8e659254c78", "tf1", "no"),
+    Unit("okuchaiev+f-lm", "github", "okuchaiev/f-lm",
+         "be03b50480de3e50c7d5c915c59cdd4e41bf613f", "tf1", "no"),
+    Unit("rafaljozefowicz+lm", "github", "rafaljozefowicz/lm",
+         "75a7fcd71a2abbc8e6034d6028eebdf1b0e2631f", "tf1", "no"),
+    Unit("HiKapok+SSD.TensorFlow", "github", "HiKapok/SSD.TensorFlow",
+         "b47ff6164c8925a8bbccc593719d5bbbab996058", "tf1", "no"),
+    Unit("yao-matrix+deepSpeech2", "github", "yao-matrix/deepSpeech2",
+         "219e0f5d39d68819b786a076e541cc07d045faef", "tf1", "some"),
+    Unit("NVlabs+noise2noise", "github", "NVlabs/noise2noise",
+         "7355519e7bfc49e0606cca8867748e736431244b", "tf1", "no"),
+    Unit("NVlabs+selfsupervised-denoising", "github", "NVlabs/selfsupervised-denoising",
+         "a41e0dbf135f532c892834b2aeedeaae79d9be9b", "tf1", "no"),
+    Unit("melodyguan+enas", "github", "melodyguan/enas",
+         "4bcfd73b524627ea96574e5fed33da74bc7855d5", "tf1", "some"),
+    Unit("pbaylies+stylegan-encoder", "github", "pbaylies/stylegan-encoder",
+         "32563e6b7d85c812405b607be1432aac2afb8349", "tf1", "no", notebooks=True),
+    Unit("MaybeShewill-CV+bisenetv2-tensorflow", "github", "MaybeShewill-CV/bisenetv2-tensorflow",
+         "54075548018f113bf21ca2cc4e78cee63523d7a9", "tf1", "no"),
+    Unit("MaybeShewill-CV+attentive-gan-derainnet", "github", "MaybeShewill-CV/attentive-gan-derainnet",
+         "996e36b3d07010fd797acca9756b3f4a90a6eb54", "tf1", "no"),
+    Unit("ubiquity6+MVSNet", "github", "ubiquity6/MVSNet",
+         "7dc026acb019d270e79de7be4a5cfcb33863127f", "tf1", "no"),
+    Unit("SoulDuck+multi_gpu", "github", "SoulDuck/multi_gpu",
+         "0ec7f5fd1ffb1ddcd8b655b796ea3dfe65ffcd01", "tf1", "some"),
+    Unit("XMUNLP+XMUNMT", "github", "XMUNLP/XMUNMT",
+         "2c10bb64d118756bb67486ea57c88c172a09777c", "tf1", "no"),
+    Unit("Johannes-brahms+Yolo", "github", "Johannes-brahms/Yolo",
+         "e6f5d6097a9bfe69ccfe4a48708724e48a95931b", "tf1", "some"),
+    Unit("a-jahani+semiDepth", "github", "a-jahani/semiDepth",
+         "f8d342dab3e370a0d7ab2721f5b4631f7b63ae40", "tf1", "no"),
+    Unit("renmengye+revnet-public", "github", "renmengye/revnet-public",
+         "5486f6147bb1b61577e8be5db74461b07256bd3d", "tf1", "no"),
+    Unit("renmengye+few-shot-ssl-public", "github", "renmengye/few-shot-ssl-public",
+         "4ce8726c036ae2811050e9571e8d2b4b46b2acac", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3833,9 +3869,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1476:1535] in round 40, UNITS[1535:1576] in round 41, UNITS[1576:1616] in round 42, UNITS[1616:1619]
 # in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45, UNITS[1666:1682] in round 46 and
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
-# in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53 and
-# UNITS[1858:] in round 54; ROUND5 ... ROUND54 select a round's units for a measurement on them alone
-# (heldout.py --units round5 ... round54).
+# in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
+# UNITS[1858:1894] in round 54 and UNITS[1894:] in round 55; ROUND5 ... ROUND55 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round55).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3885,4 +3921,5 @@ ROUND50 = frozenset(unit.name for unit in UNITS[1751:1762])
 ROUND51 = frozenset(unit.name for unit in UNITS[1762:1813])
 ROUND52 = frozenset(unit.name for unit in UNITS[1813:1848])
 ROUND53 = frozenset(unit.name for unit in UNITS[1848:1858])
-ROUND54 = frozenset(unit.name for unit in UNITS[1858:])
+ROUND54 = frozenset(unit.name for unit in UNITS[1858:1894])
+ROUND55 = frozenset(unit.name for unit in UNITS[1894:])
