@@ -52,6 +52,7 @@ def test_findings(source, expected):
     # not the entropy of its own logits, or the stop is explicit
     V1 + "h = tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(teacher), logits=x)\n",
     V1 + "h = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(tf.nn.softmax(x)), logits=x)\n",
+    V1 + "h = tf.stop_gradient(tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(x), logits=x))\n",
     V1 + "h = tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(x, axis=0), logits=x)\n",
     V1 + "h = tf.losses.softmax_cross_entropy(tf.nn.softmax(x, 1), x)\n",
     V1 + "h = tf.nn.softmax_cross_entropy_with_logits(labels=tf.nn.softmax(f(x)), logits=f(x))\n",
@@ -97,3 +98,6 @@ def test_fixture_tf1_entropy_has_a_zero_gradient_and_does_not_train(tf):
     # the TF2 op and the Keras loss give the true entropy gradient (not reported)
     for name in ("near_tf2", "near_keras"):
         np.testing.assert_allclose(bad[f"d_{name}"], good["d_entropy"], atol=1e-6)
+    # an entropy under stop_gradient: the right value, and no gradient wanted whatever the op
+    np.testing.assert_allclose(bad["near_no_gradient_wanted"], good["entropy"], rtol=1e-5)
+    np.testing.assert_allclose(bad["d_near_no_gradient_wanted"], 0.0, atol=0.0)

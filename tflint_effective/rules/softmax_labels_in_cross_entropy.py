@@ -25,7 +25,8 @@ Known problems: the labels must be computed from the very logits expression
 (the same code, free of side effects, or a name bound once); an entropy over
 ``softmax(x / t)`` with ``logits=x`` is not recognised.  Distillation
 (``labels=softmax(teacher)``) and ``labels=tf.stop_gradient(...)`` are not
-reported on purpose.
+reported on purpose, nor is an entropy passed straight to ``tf.stop_gradient``
+(ENAS's controller adds it to a reward): it wants no gradient at all.
 """
 import libcst as cst
 
@@ -73,6 +74,8 @@ class SoftmaxLabelsInCrossEntropy(Rule):
         axis = None if is_loss else call_arg(node, None, "axis") or call_arg(node, None, "dim")
         if labels is None or logits is None or not self._softmax_of(labels.value, logits.value, axis):
             return
+        if self._gradient_stopped():
+            return
         code = self.context.module.code_for_node
         arguments = code(logits.value) + (f", axis={code(axis.value)}" if axis is not None else "")
         message = self.MESSAGE.format(op=code(node.func), cure=CURE, arguments=arguments)
@@ -81,6 +84,14 @@ class SoftmaxLabelsInCrossEntropy(Rule):
         else:  # plain tf.nn: the TF2 op in TensorFlow 2
             tf2, evidence = self.context.tf2_thunk(node), self.tf1_evidence
             self.report(node, message, when=lambda: bool(evidence) and not tf2())
+
+    def _gradient_stopped(self) -> bool:
+        """The cross-entropy is the argument of ``tf.stop_gradient``: no gradient is wanted."""
+        ancestors = self.context.ancestors
+        if len(ancestors) < 3 or type(ancestors[-2]) is not cst.Arg or type(ancestors[-3]) is not cst.Call:
+            return False
+        name = self.context.tf_call(ancestors[-3])
+        return name is not None and name.path == "stop_gradient"
 
     def _softmax_of(self, labels: cst.BaseExpression, logits: cst.BaseExpression, axis) -> bool:
         """``labels`` is ``softmax(logits)`` over the same axis: the same value, from the same expression."""
