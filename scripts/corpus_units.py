@@ -3853,6 +3853,42 @@ UNITS = [
          "5486f6147bb1b61577e8be5db74461b07256bd3d", "tf1", "no"),
     Unit("renmengye+few-shot-ssl-public", "github", "renmengye/few-shot-ssl-public",
          "4ce8726c036ae2811050e9571e8d2b4b46b2acac", "tf1", "no"),
+    Unit("OnlyFYou+tensorflow_learn", "github", "OnlyFYou/tensorflow_learn",
+         "2b2cb79d0e59a9470f90f2032933ca4da484a471", "tf1", "no"),
+    Unit("flydsc+tensorflow_practice", "github", "flydsc/tensorflow_practice",
+         "a8b2278ccb13b117a2c7f2e18acfd0719c4e2915", "tf1", "some"),
+    Unit("intheworld+Tensorflow_notes", "github", "intheworld/Tensorflow_notes",
+         "b3985a1216cd6060bc89a32211a8261553326603", "tf1", "no", notebooks=True),
+    Unit("cmmolanos1+holbertonschool-machine_learning", "github", "cmmolanos1/holbertonschool-machine_learning",
+         "5aff923277cfe9f2b5324a773e4e5c3cac810a0c", "mixed", "no", notebooks=True),
+    Unit("Super-Louis+Tensorflow-In-Action", "github", "Super-Louis/Tensorflow-In-Action",
+         "a44426899d8ed08e0749ab1242da80a741ca14e4", "tf1", "no", notebooks=True),
+    Unit("hellokejian+Tensorflow_Learning", "github", "hellokejian/Tensorflow_Learning",
+         "e2e82338499eb281a85ced2533e63ca379280a6b", "tf1", "some", notebooks=True),
+    Unit("ChasionNo1+learn_tensorflow", "github", "ChasionNo1/learn_tensorflow",
+         "9a7dc3aaca3e0510d0640f40f716918d61871ddf", "tf1", "no", notebooks=True),
+    Unit("re0064hx+Tensorflow", "github", "re0064hx/Tensorflow",
+         "47ca97fd77bffc252be3145bd70ce052f1518b83", "tf1", "no"),
+    Unit("inagakisan+Python", "github", "inagakisan/Python",
+         "bc596d2c938cffcc98947f4eca2a6de5704cfce0", "tf1", "no", notebooks=True),
+    Unit("littleheap+Tensorflow-in-Action", "github", "littleheap/Tensorflow-in-Action",
+         "06ae389158f7f1c1f28fadf93e2794ae4e8cbb57", "tf1", "no"),
+    Unit("leimingyu+handson_tensorflow", "github", "leimingyu/handson_tensorflow",
+         "f923390f797c7528101abf0587fba9090753dc6a", "tf1", "some", notebooks=True),
+    Unit("baichenjing+MLTEST", "github", "baichenjing/MLTEST",
+         "fa20d2c9d3cc4bf63cbd52cfbff81ced16c44d87", "tf1", "no", notebooks=True),
+    Unit("parshakova+dl_rl_assignments", "github", "parshakova/dl_rl_assignments",
+         "37c3c7a87863804990814ff57c7edb4009b21798", "tf1", "no", notebooks=True),
+    Unit("EyesHawk+EyesHawk", "github", "EyesHawk/EyesHawk",
+         "afba3c323fecd89a7c2399ea92be771c75ea2806", "tf1", "no"),
+    Unit("imgoodman+tensorflow-in-action", "github", "imgoodman/tensorflow-in-action",
+         "e2c21e099f8b32a6b34a2bcc9f71cdb0b2e38ed9", "tf1", "no", notebooks=True),
+    Unit("tosmith97+cs224n", "github", "tosmith97/cs224n",
+         "fe90a87be2afdca738f22ec6a26c796b2714e2a7", "tf1", "some"),
+    Unit("benjaminhuanghuang+dl-study", "github", "benjaminhuanghuang/dl-study",
+         "180f315da5c679f10b101ad0731f26bd21aa5772", "tf1", "no"),
+    Unit("ConstellationBJUT+Coursera-DL-Study-Notes", "github", "ConstellationBJUT/Coursera-DL-Study-Notes",
+         "947387c4a7cc99d62b708bd2edb4a2a8e391a9ca", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3870,8 +3906,8 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45, UNITS[1666:1682] in round 46 and
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
-# UNITS[1858:1894] in round 54 and UNITS[1894:] in round 55; ROUND5 ... ROUND55 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round55).
+# UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55 and UNITS[1912:] in round 56; ROUND5 ... ROUND56
+# select a round's units for a measurement on them alone (heldout.py --units round5 ... round56).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3922,4 +3958,5 @@ ROUND51 = frozenset(unit.name for unit in UNITS[1762:1813])
 ROUND52 = frozenset(unit.name for unit in UNITS[1813:1848])
 ROUND53 = frozenset(unit.name for unit in UNITS[1848:1858])
 ROUND54 = frozenset(unit.name for unit in UNITS[1858:1894])
-ROUND55 = frozenset(unit.name for unit in UNITS[1894:])
+ROUND55 = frozenset(unit.name for unit in UNITS[1894:1912])
+ROUND56 = frozenset(unit.name for unit in UNITS[1912:])
