@@ -27,7 +27,6 @@ LOG_SIGMOID = {"nn.sigmoid_cross_entropy_with_logits": (None, "logits"),
 # What may not run with the finding: another branch, a loop, a definition.
 APART = (cst.If, cst.Try, cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)
 BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite)
-_CODE = cst.Module(body=[])
 
 
 def beside_stable_op(context, logits: Optional[cst.BaseExpression], stable) -> bool:
@@ -37,12 +36,13 @@ def beside_stable_op(context, logits: Optional[cst.BaseExpression], stable) -> b
     block = _block(context.ancestors)
     if logits is None or block is None:
         return False
-    spelled = _CODE.code_for_node(logits)
+    code = context.module.code_for_node
+    spelled = code(logits)
     for call in _calls(block):
         name = context.tf_call(call)
         where = stable.get(name.path) if name is not None else None
         argument = call_arg(call, *where) if where is not None else None
-        if argument is not None and _CODE.code_for_node(argument.value) == spelled:
+        if argument is not None and code(argument.value) == spelled:
             return True
     return False
 
