@@ -11,6 +11,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
+from .numeric_patterns import Produced, operand
 from .syntax import call_arg, code_children
 from .tf_api import with_math
 
@@ -29,12 +30,13 @@ APART = (cst.If, cst.Try, cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst
 BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite)
 
 
-def beside_stable_op(context, logits: Optional[cst.BaseExpression], stable) -> bool:
+def beside_stable_op(context, activation: Produced, stable) -> bool:
     """One of the ``stable`` ops (``SOFTMAX_CROSS_ENTROPY``...) computes the same quantity from
-    the same ``logits`` (the same code) in the block of the statement being linted (also inside
-    its ``with`` statements)."""
-    block = _block(context.ancestors)
-    if logits is None or block is None:
+    the same logits (the same code) as the softmax or sigmoid ``activation`` applied in this
+    scope, in the block of the statement being linted (also inside its ``with`` statements)."""
+    logits = operand(activation.call) if activation.exact else None
+    block = _block(context.ancestors) if logits is not None else None
+    if block is None:
         return False
     code = context.module.code_for_node
     spelled = code(logits)

@@ -42,7 +42,7 @@ model are not followed.
 import libcst as cst
 
 from ..analysis.formula_comparisons import SOFTMAX_CROSS_ENTROPY, beside_stable_op
-from ..analysis.numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix, operand
+from ..analysis.numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix
 from ..rule import ERROR, INFO, SAFE, Fix, Rule
 
 
@@ -72,7 +72,7 @@ class HandwrittenCrossEntropy(Rule):
         if log is None:
             return
         softmax, guarded = log_of_softmax(self.context, log)
-        if softmax.exact and beside_stable_op(self.context, operand(softmax.call), SOFTMAX_CROSS_ENTROPY):
+        if beside_stable_op(self.context, softmax, SOFTMAX_CROSS_ENTROPY):
             return
         replacement = None if guarded else log_softmax_fix(self.context, log)
         fix = Fix(replacement, target=log) if replacement is not None else None

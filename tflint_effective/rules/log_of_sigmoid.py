@@ -95,10 +95,10 @@ class LogOfSigmoid(Rule):
             inner = _complement(self.context, candidate)
             sigmoid = computes(self.context, candidate if inner is None else inner, SIGMOID)
             if sigmoid is not None:
-                logits = operand(sigmoid.call)
-                if sigmoid.exact and (is_small(self.context, logits)
-                                      or beside_stable_op(self.context, logits, LOG_SIGMOID)):
-                    return  # a bounded argument: nothing can underflow; or a comparison of formulas
+                if sigmoid.exact and is_small(self.context, operand(sigmoid.call)):
+                    return  # a bounded argument: nothing can underflow
+                if beside_stable_op(self.context, sigmoid, LOG_SIGMOID):
+                    return  # a comparison of formulas
                 named = sigmoid.named or through_name(self.context, candidate)[1]
                 exact = sigmoid.exact and not guarded
                 fix = self._fix(node, sigmoid.call, inner is not None, named) if exact else None

@@ -56,7 +56,7 @@ assigned in between (``v.assign(...)``) is not detected.
 import libcst as cst
 
 from ..analysis.formula_comparisons import LOG_SOFTMAX, beside_stable_op
-from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix, operand
+from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
 from ..analysis.syntax import call_arg, code_children
 from ..analysis.tf_api import ARGMAX, SAMPLERS
 from ..rule import ERROR, INFO, SAFE, Rule
@@ -83,7 +83,7 @@ class LogOfSoftmax(Rule):
         found = log_of_softmax(self.context, node)
         if found is None or in_cross_entropy(self.context, node) or self._only_indexed(node):
             return
-        if found[0].exact and beside_stable_op(self.context, operand(found[0].call), LOG_SOFTMAX):
+        if beside_stable_op(self.context, found[0], LOG_SOFTMAX):
             return
         guarded = found[1]
         self.report(node, self.GUARDED if guarded else None, fix=log_softmax_fix(self.context, node),
