@@ -303,7 +303,7 @@ def recall(root: Path, seed: int = 0, units: str = "all") -> int:
     print("| --- | ---: | ---: | ---: |")
     for code in sorted(total):
         print(f"| {code} | {total[code]} | {hits[code]} | {shown[code]} |")
-    print(f"| all | {sum(total.values())} | {sum(hits.values())} ({sum(hits.values()) / sum(total.values()):.2f}) "
+    print(f"| all | {sum(total.values())} | {sum(hits.values())} ({sum(hits.values()) / sum(total.values()):.3f}) "
           f"| {sum(shown.values())} |")
     return 0
 

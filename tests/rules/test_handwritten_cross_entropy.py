@@ -91,6 +91,9 @@ def test_fixture_cross_entropy_is_inf_or_nan_where_log_softmax_is_exact(tf):
     np.testing.assert_allclose(good["per_example"].numpy()[0], 100.0, rtol=1e-6)
     np.testing.assert_allclose(good["d_per_example"].numpy()[0], [0.5, -0.5, 0.0], atol=1e-6)
     assert 0 < bad["guarded"].numpy()[0] < 10  # finite, but log(1e-8) is not -200
+    assert not np.isfinite(bad["weighted"].numpy()[0]) and not np.isfinite(bad["passed"].numpy()[0])
+    # class weights [1, 2, 1]: -(0.5 * 1 * 0 + 0.5 * 2 * -200)
+    np.testing.assert_allclose(good["weighted"].numpy()[0], 200.0, rtol=1e-6)
     for name in good:
         assert np.isfinite(good[name].numpy()).all(), name
 
@@ -147,3 +150,60 @@ def test_probabilities_in_a_name_assigned_several_times_in_order():
     assert fixed(source, TFE403) == source.replace("tf.log(y)", "tf.nn.log_softmax(h)")
     branch = source.replace("y = tf.nn.softmax(h)", "if last:\n    y = tf.nn.softmax(h)")
     assert findings(branch, TFE403) == []
+
+
+@pytest.mark.parametrize("product", [
+    "tf.multiply(y * tf.math.log(tf.nn.softmax(z)), w)",
+    "y * tf.math.log(tf.nn.softmax(z)) * w",
+    "w * (tf.math.log(tf.nn.softmax(z)) * y)",
+    "tf.math.multiply(y, tf.math.log(tf.nn.softmax(z)), name='xe')",
+])
+def test_weighted_products_are_cross_entropies(product):
+    source = f"import tensorflow as tf\nloss = -tf.reduce_sum({product}, axis=1)\n"
+    assert findings(source, TFE403) == [(2, 9, "TFE403")]
+    assert fixed(source, TFE403) == source.replace("tf.math.log(tf.nn.softmax(z))", "tf.nn.log_softmax(z)")
+
+
+def test_a_log_inside_another_op_of_the_product_is_reported_by_tfe402():
+    source = "import tensorflow as tf\np = tf.nn.softmax(z)\nloss = -tf.reduce_sum(tf.square(y * tf.math.log(p)), 1)\n"
+    assert findings(source, TFE403) == [(3, 37, "TFE402")]
+
+
+HELPER = """\
+    import tensorflow as tf
+
+    def _xent(probabilities, labels):
+        probabilities = tf.clip_by_value(probabilities, 1e-9, 1.0)
+        return -tf.reduce_sum(labels * tf.math.log(probabilities), axis=1)
+
+    def _model(x):
+        return tf.nn.softmax(tf.matmul(x, w))
+
+    def step(x, y):
+        pred = _model(x)
+        return _xent(pred, y)
+"""
+
+
+@pytest.mark.parametrize("more_calls", [
+    "",
+    "pred = _model(data)\nloss = _xent(pred, labels)\n",  # the same name in another scope
+    "def forward(x):\n    return _xent(tf.nn.softmax(x), y)\n",
+    "def outer(p, y):\n    return _xent(p, y)\ndef run(z):\n    return outer(tf.nn.softmax(z), y)\n",
+])
+def test_a_parameter_every_call_passes_a_softmax(more_calls):
+    source = dedent(HELPER) + more_calls
+    assert [(d.line, d.col, d.code, d.severity) for d in lint_source(source, select=TFE403)] == [
+        (5, 12, "TFE403", "info")]
+    assert fixed(source, TFE403) == source
+
+
+@pytest.mark.parametrize("more_calls", [
+    "loss = _xent(tf.nn.relu(z) + 1.0, labels)\n",
+    "loss = _xent(logits, labels)\n",
+    "loss = _xent(*pair)\n",
+    "callbacks = [_xent]\n",  # passed as a value: callable from anywhere
+    "def outer(p, y):\n    return _xent(p, y)\nouter(logits, y)\n",
+])
+def test_a_parameter_some_call_may_pass_anything_else_is_not_reported(more_calls):
+    assert findings(dedent(HELPER) + more_calls, TFE403) == []

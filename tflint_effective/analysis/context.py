@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from .kinds import NUMBER, SCALAR, TENSOR, TENSOR_KINDS
-from .names import COMPREHENSIONS, FUNCTION_LIKE, Binding, Resolver, Scope, ScopeTable
+from .names import COMPREHENSIONS, FUNCTION_LIKE, OTHER, Binding, Resolver, Scope, ScopeTable
 from .reaching import Reaching
 from .semantics import SemanticModel
 from .tf_api import TFName, shims, tf_name
@@ -126,6 +126,14 @@ class Context:
             self._reaching.reached(binding)
         return getattr(binding, "value", None)
 
+    def holds_parameter(self, name: cst.Name) -> bool:
+        """``name``, read here, holds the value passed to the parameter of the function around:
+        bound only as the parameter, or read before the body rebinds it (``p = clip(p)``)."""
+        bindings = self._resolver.bindings(name.value, self.scope)
+        if not bindings or bindings[0] is not OTHER or type(self.scope.node) is not cst.FunctionDef:
+            return False
+        return len(bindings) == 1 or self._reaching.value(self, name, bindings) is OTHER
+
     def agreed_argument(self, name: cst.Name, scope: Optional[Scope] = None
                         ) -> Optional[Tuple[cst.BaseExpression, Optional[Scope]]]:
         """The value of ``name``, a parameter of the function around ``scope`` (default: here),
@@ -136,12 +144,19 @@ class Context:
             return None  # not a parameter, or rebound in the body
         return self.semantics.summaries.agreed_argument(owner.node, name.value)
 
-    def attribute_value(self, node: cst.Attribute) -> Optional[Tuple[cst.BaseExpression, Scope]]:
+    def passed_arguments(self, function: cst.FunctionDef, name: str
+                         ) -> Optional[List[Tuple[cst.BaseExpression, Optional[Scope]]]]:
+        """What each call of the module's ``function`` passes its parameter ``name``, with the
+        scope it is read in (None if unknown), when the module only calls it."""
+        return self.semantics.summaries.passed_arguments(function, name)
+
+    def attribute_value(self, node: cst.Attribute, scope: Optional[Scope] = None
+                        ) -> Optional[Tuple[cst.BaseExpression, Scope]]:
         """The one value ``self.attr`` (in a method) or ``obj.attr`` (``obj`` bound once to an
         instance of a class of this module) holds, with the scope of the method that computes it:
         when the class assigns ``self.attr = value`` exactly once and nothing else in the module
         assigns an attribute of that name."""
-        return self.semantics.summaries.attribute_value(node, self.scope)
+        return self.semantics.summaries.attribute_value(node, scope or self.scope)
 
     def returned_value(self, call: cst.Call, scope: Optional[Scope] = None
                        ) -> Optional[Tuple[cst.BaseExpression, Scope]]:

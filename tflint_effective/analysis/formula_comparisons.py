@@ -11,7 +11,7 @@ from typing import Iterator, Optional
 
 import libcst as cst
 
-from .numeric_patterns import Produced, operand
+from .producers import Produced, operand
 from .syntax import call_arg, code_children
 from .tf_api import with_math
 

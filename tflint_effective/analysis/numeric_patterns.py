@@ -7,14 +7,14 @@ evaluating it has no side effect and its names cannot have changed meaning.
 """
 from __future__ import annotations
 
-from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from .activations import layer_activation
 from .cure_spelling import compat_of, spell
 from .loops import NUMPY_ARRAYS
 from .names import Assigned
+from .producers import Produced, computes, operand, produced_by, through_name
 from .tf_api import DIVISIONS, LOG, REDUCE_LOGSUMEXP, REDUCE_MAX, SIGMOID, SOFTMAX, with_math
 from .static_shapes import literal_numbers
 from .syntax import call_arg, code_children, has_star_args
@@ -25,9 +25,9 @@ SUBTRACT = with_math("subtract")
 NON_NEGATIVE = with_math("square", "abs", "exp", "sqrt") | {"math.squared_difference", "norm", "linalg.norm"}
 POWERS = with_math("pow")
 REDUCE_SUM_OR_MEAN = with_math("reduce_sum", "reduce_mean")
+MULTIPLY = with_math("multiply")
 GUARDS = with_math("maximum") | {"clip_by_value"}
 CURE_LOG_SOFTMAX = ("nn.log_softmax", "math.log_softmax")  # the cure of log(softmax), in both APIs
-FIRST_PARAMETERS = ("x", "logits", "input_tensor")
 # Element-wise ops of one tensor (the first argument): the result has its shape.
 ELEMENTWISE = with_math("log", "exp", "sqrt", "rsqrt", "square", "abs", "log1p", "expm1", "sigmoid", "tanh",
                         "negative", "reciprocal", "sign", "softplus", "log_sigmoid") | {
@@ -41,86 +41,6 @@ KEEP_BOUND = with_math("reduce_mean", "reduce_max", "reduce_min")  # |f(x)| <= m
 NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "categorical")
 
 
-class Produced(NamedTuple):
-    call: cst.Call
-    named: bool  # reached through a name assigned in an earlier statement
-    exact: bool = True  # ``call`` is the op itself, in this scope: a fix may re-use its arguments
-
-
-def through_name(context, expr: cst.BaseExpression) -> Tuple[cst.BaseExpression, bool]:
-    """The value of a name assigned once in the current scope (and True), else ``expr``."""
-    if isinstance(expr, cst.Name) and context.is_local(expr.value):
-        value = context.assigned_value(expr)
-        if value is not None:
-            return value, True
-    return expr, False
-
-
-def produced_by(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
-    """The call of one of the TensorFlow functions ``paths`` that computes ``expr``."""
-    value, named = through_name(context, expr)
-    if isinstance(value, cst.Call) and not has_star_args(value):
-        name = context.tf_call(value)
-        if name is not None and name.path in paths:
-            return Produced(value, named)
-    return None
-
-
-def computes(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
-    """Like ``produced_by``, and also through what holds or applies the op: an attribute with
-    one known value (``self.p``, ``model.p``: ``Context.attribute_value``), a layer whose
-    activation is one of ``paths`` (``Dense(10, activation="softmax")(x)``, a layer object
-    bound once, ``tf.layers.dense(x, 10, activation=tf.nn.softmax)``), or a function of the
-    module that returns the op (``def probs(): return tf.nn.softmax(x)``, ``self.probs()``).
-    Those are found with ``exact`` False: no fix may rewrite them.  Softmax and sigmoid
-    activations only."""
-    found = produced_by(context, expr, paths)
-    if found is not None:
-        return found
-    value, named = through_name(context, expr)
-    scope = context.scope
-    if isinstance(value, cst.Attribute):
-        held = context.attribute_value(value)
-        if held is None:
-            return None
-        (value, scope), named = held, True
-    if not isinstance(value, cst.Call) or has_star_args(value):
-        return None
-    if _applies(context, value, scope, paths):
-        return Produced(value, named, exact=False)
-    returned = context.returned_value(value, scope)
-    if returned is not None and isinstance(returned[0], cst.Call) and not has_star_args(returned[0]):
-        if _applies(context, *returned, paths):
-            return Produced(returned[0], True, exact=False)
-    return None
-
-
-def _applies(context, call: cst.Call, scope, paths) -> bool:
-    """``call``, read in ``scope``, is one of ``paths`` or a layer whose activation is."""
-    name = context.tf_name(call.func, scope)
-    return (name is not None and name.path in paths) or layer_activation(context, call, scope) in paths
-
-
-def produced_chain(context, expr: Optional[cst.BaseExpression], *steps) -> Optional[List[Produced]]:
-    """``expr`` computed by one of ``steps[0]``, whose operand is computed by one of
-    ``steps[1]``, and so on: the calls, outermost first; None when a link is missing.
-    ``produced_chain(c, x, REDUCE_SUM, EXP)`` matches ``reduce_sum(exp(...))``."""
-    found: List[Produced] = []
-    for paths in steps:
-        produced = None if expr is None else produced_by(context, expr, paths)
-        if produced is None:
-            return None
-        found.append(produced)
-        expr = operand(produced.call)
-    return found
-
-
-def operand(call: cst.Call) -> Optional[cst.BaseExpression]:
-    """The first argument of a call (``x``, ``logits``, ``input_tensor``), by position or keyword."""
-    for arg in call.args:
-        if arg.keyword is None or arg.keyword.value in FIRST_PARAMETERS:
-            return arg.value
-    return None
 
 
 def _is_epsilon(context, expr: cst.BaseExpression) -> bool:
@@ -361,18 +281,47 @@ def log_softmax_fix(context, log: cst.Call) -> Optional[cst.Call]:
 
 
 def cross_entropy_log(context, reduction: cst.CSTNode) -> Optional[cst.Call]:
-    """The ``log(p)`` factor of ``reduce_sum|reduce_mean(labels * log(p), ...)``, p a softmax."""
+    """The ``log(p)`` factor of ``reduce_sum|reduce_mean(labels * log(p), ...)``, p a softmax; also
+    among more factors (class weights: ``labels * log(p) * w``, ``tf.multiply(labels * log(p), w)``)."""
     name = context.tf_call(reduction)
     if name is None or name.path not in REDUCE_SUM_OR_MEAN or has_star_args(reduction):
         return None
     product = operand(reduction)
-    if not (isinstance(product, cst.BinaryOperation) and isinstance(product.operator, cst.Multiply)):
+    if product is None or not _is_product(context, product):
         return None
-    return next((factor for factor in (product.left, product.right)
-                 if log_of_softmax(context, factor)), None)
+    return next((factor for factor in _factors(context, product) if log_of_softmax(context, factor)), None)
+
+
+def _is_product(context, node: cst.CSTNode) -> bool:
+    if type(node) is cst.BinaryOperation:
+        return type(node.operator) is cst.Multiply
+    if type(node) is not cst.Call or len(_operands(node)) != 2 or has_star_args(node):
+        return False
+    name = context.tf_call(node)
+    return name is not None and name.path in MULTIPLY
+
+
+def _operands(call: cst.Call) -> List[cst.BaseExpression]:
+    return [arg.value for arg in call.args if arg.keyword is None or arg.keyword.value != "name"]
+
+
+def _factors(context, product: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The factors of a product of ``*`` and ``tf.multiply``, nested ones included."""
+    stack = [product]
+    while stack:
+        node = stack.pop()
+        if not _is_product(context, node):
+            yield node
+        elif type(node) is cst.BinaryOperation:
+            stack += (node.right, node.left)
+        else:
+            stack += reversed(_operands(node))
 
 
 def in_cross_entropy(context, log: cst.Call) -> bool:
-    """Whether ``log`` is the factor of a cross-entropy (TFE403 reports it then)."""
-    chain = context.ancestors[-4:]
-    return len(chain) == 4 and cross_entropy_log(context, chain[0]) is log
+    """Whether ``log`` is a factor of a cross-entropy (TFE403 reports it then)."""
+    ancestors = context.ancestors
+    at = len(ancestors) - 2
+    while at >= 0 and (type(ancestors[at]) is cst.Arg or _is_product(context, ancestors[at])):
+        at -= 1
+    return at >= 0 and cross_entropy_log(context, ancestors[at]) is log

@@ -38,8 +38,8 @@ class Reaching:
         if type(binding) is Assigned and binding.position is not None and id(binding) not in self._walked:
             self._reached[id(binding)] = binding
 
-    def value(self, context, name: cst.Name, bindings: Sequence[Binding]) -> Optional[Assigned]:
-        """The assignment of ``name`` that reaches this read, when certain."""
+    def value(self, context, name: cst.Name, bindings: Sequence[Binding]) -> Optional[Binding]:
+        """The assignment of ``name`` that reaches this read, when certain (a parameter: OTHER)."""
         scope = context.scope
         if len(bindings) > MAX_BINDINGS or type(scope.node) not in _BODIES or context.owner(
                 name.value) is not scope:
@@ -54,7 +54,9 @@ class Reaching:
         if here is None:
             return None
         before = [b for b in assigned if b.position < here]
-        return before[-1] if before else None  # bindings are recorded in source order
+        if before:
+            return before[-1]  # bindings are recorded in source order
+        return bindings[0] if first else None  # read before any assignment: the parameter (OTHER)
 
     def _position_in_reached(self, scope, name: cst.Name) -> Optional[Tuple[int, ...]]:
         for key, binding in self._reached.items():

@@ -11,7 +11,8 @@
   module (``model = Model(...)``), no class-level name ``attr`` exists and nothing else in
   the module assigns an attribute named ``attr``.  ``attribute_value`` gives the one value
   such an attribute holds, when the class assigns it exactly once.
-- ``agreed_argument`` gives the value every call of a function gives one of its parameters.
+- ``passed_arguments`` gives the value each call of a function gives one of its parameters,
+  ``agreed_argument`` the one value they all give.
 Every answer is computed on first use, flow-insensitively, with the kinds of the module's
 values; a question that depends on itself (recursion) is unknown, and unknown is never a
 tensor.  Call sites are collected by one walk of the module, only when a question needs them.
@@ -92,11 +93,11 @@ class Summaries:
             cls = self._module_class(cls.bases[0].value.value, scope.parent)
         return None
 
-    def agreed_argument(self, function: cst.FunctionDef, name: str) -> Optional[Tuple[cst.BaseExpression, Scope]]:
-        """The value every call of ``function`` (undecorated) gives the parameter ``name``, passed or
+    def passed_arguments(self, function: cst.FunctionDef, name: str
+                         ) -> Optional[List[Tuple[cst.BaseExpression, Optional[Scope]]]]:
+        """The value each call of ``function`` (undecorated) gives the parameter ``name``, passed or
         left to its default, with the scope it is read in, when the module only calls it, every
-        call of that name is of it and none passes ``*args`` / ``**kwargs``.  A name passed on
-        (``is_training``) agrees only when every call is in the same scope."""
+        call of that name is of it and none passes ``*args`` / ``**kwargs``."""
         scope, param = self.table.scopes.get(function), _parameter(function, name)
         calls = self._every_call(function, scope) if scope and param and not function.decorators else None
         if not calls or any(arg.star for call, _ in calls for arg in call.args):
@@ -104,8 +105,17 @@ class Summaries:
         position = _position(function, scope, name)
         values = [(_argument(call, position, name), site) for call, site in calls]
         values = [(value, site) if value is not None else (param.default, scope.parent) for value, site in values]
+        return None if any(value is None for value, _ in values) else values
+
+    def agreed_argument(self, function: cst.FunctionDef, name: str) -> Optional[Tuple[cst.BaseExpression, Scope]]:
+        """The value every call of ``function`` gives the parameter ``name`` (``passed_arguments``),
+        when they agree.  A name passed on (``is_training``) agrees only when every call is in the
+        same scope."""
+        values = self.passed_arguments(function, name)
+        if not values:
+            return None
         (first, where), *rest = values
-        if first is None or not all(v is not None and v.deep_equals(first) for v, _ in rest):
+        if not all(v.deep_equals(first) for v, _ in rest):
             return None
         if type(first) is cst.Name and first.value not in _CONSTANTS and any(site is not where for _, site in rest):
             return None  # the same name in different scopes

@@ -32,12 +32,15 @@ beside ``softmax_cross_entropy_with_logits`` (or ``losses.softmax_cross_entropy`
 forms) on the same logits in the same block, also inside its ``with`` statements: a demo
 comparing the two, whose author already wrote the cure.
 
+The product may carry more factors, such as class weights (``labels * log(p) * w``,
+``tf.multiply(labels * log(p), w)``): only the log factor changes.
+
 Known problems: the product must be the reduction's direct argument; a product
 bound to a name first (``ce = labels * log(p)``) is reported by TFE402 on the
 log instead, and ``p`` must be a softmax: computed by TensorFlow, the output of a layer with a
-softmax activation, an attribute holding one or a function of the module returning
-one (TFE402's cases; those are reported without a fix); probabilities returned by a
-model are not followed.
+softmax activation, an attribute holding one, a function of the module returning
+one, or a parameter to which every call in the module passes one (TFE402's cases; those are
+reported without a fix); probabilities returned by a model are not followed.
 """
 import libcst as cst
 

@@ -30,7 +30,8 @@ Outputs of layers with a sigmoid activation (``Dense(1, activation="sigmoid")(x)
 ``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``), attributes the class
 assigns once (``self.p``, ``model.p``) and what an undecorated function or method of
 the module returns from its one ``return`` (``self.probs()``, also inherited) count as
-sigmoids; they are reported without a fix.
+sigmoids, and so does a parameter to which every call of its function in the module passes
+one of these; they are reported without a fix.
 
 Known problems: sigmoids reached through a name assigned in another scope, or
 more than once where an assignment may not run or runs in a loop (under ``if``,
@@ -45,7 +46,8 @@ import libcst as cst
 
 from ..analysis.cure_spelling import compat_of, spell
 from ..analysis.formula_comparisons import LOG_SIGMOID, beside_stable_op
-from ..analysis.numeric_patterns import computes, is_small, may_move, operand, through_name, unguarded
+from ..analysis.numeric_patterns import is_small, may_move, unguarded
+from ..analysis.producers import computes, operand, through_name
 from ..analysis.tf_api import LOG, SIGMOID
 from ..rule import ERROR, INFO, SAFE, Rule
 

@@ -24,7 +24,10 @@ A softmax is also seen as the output of a layer with a softmax activation
 in an attribute the class assigns once (``self.p``, or ``model.p`` for
 ``model = Model(...)`` of a class of the module), and in what an undecorated function
 or method of the module returns from its one ``return`` (``probs(x)``, ``self.probs()``,
-also inherited from a class of the module); these are reported without a fix: the
+also inherited from a class of the module), and in a parameter to which every call of its
+function in the module passes one of these (``def xent(p, y)`` called as
+``xent(tf.nn.softmax(z), y)``, also through a caller's own parameter, when the module only
+calls the function); these are reported without a fix: the
 cure is to drop the activation and apply ``log_softmax`` to the logits.
 
 Severity: error; info for a guarded log, whose values stay finite.  Where the

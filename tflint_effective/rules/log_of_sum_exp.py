@@ -33,7 +33,8 @@ assigned in between is not detected.
 import libcst as cst
 
 from ..analysis.cure_spelling import compat_of, spell
-from ..analysis.numeric_patterns import is_max_shifted, may_move, operand, produced_by, produced_chain, through_name
+from ..analysis.numeric_patterns import is_max_shifted, may_move
+from ..analysis.producers import operand, produced_by, produced_chain, through_name
 from ..analysis.syntax import call_arg
 from ..analysis.tf_api import EXP, LOG, REDUCE_SUM
 from ..rule import ERROR, SAFE, Rule

@@ -41,8 +41,8 @@ from typing import Optional
 import libcst as cst
 
 from ..analysis.cure_spelling import compat_of, importable, keyword, spell
-from ..analysis.numeric_patterns import (Produced, is_max_shifted, is_non_positive, is_pure, may_move, operand,
-                                         produced_by)
+from ..analysis.numeric_patterns import is_max_shifted, is_non_positive, is_pure, may_move
+from ..analysis.producers import Produced, operand, produced_by
 from ..analysis.syntax import call_arg, has_star_args
 from ..analysis.tf_api import DIVISIONS, EXP, REDUCE_SUM
 from ..rule import ERROR, SAFE, Fix, Rule

@@ -30,7 +30,8 @@ reported on purpose, nor is an entropy passed straight to ``tf.stop_gradient``
 """
 import libcst as cst
 
-from ..analysis.numeric_patterns import is_pure, movable, operand, produced_by
+from ..analysis.numeric_patterns import is_pure, movable
+from ..analysis.producers import operand, produced_by
 from ..analysis.syntax import call_arg, has_star_args
 from ..analysis.tf_api import SOFTMAX, TF1_LABELS_STOPPED, tf1_only
 from ..rule import ERROR, Rule
