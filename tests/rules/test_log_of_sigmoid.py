@@ -180,3 +180,29 @@ def test_a_sigmoid_in_a_name_assigned_several_times_in_order():
                "cost = -tf.reduce_mean(Y * tf.log(H) + (1 - Y) * tf.log(1 - H))\n")
     source = "import tensorflow as tf\n" + section + "H = tf.matmul(X, W) + b\nprint(tf.log(H))\n" + section
     assert findings(source, TFE404) == [(3, 28, "TFE404"), (3, 50, "TFE404"), (7, 28, "TFE404"), (7, 50, "TFE404")]
+
+
+PARAMETER = """\
+    import tensorflow as tf
+
+    def _likelihood(p, y):
+        return y * tf.math.log(p) + (1 - y) * tf.math.log(1 - p)
+
+    def _focal(scores, y):
+        scores = tf.sigmoid(scores)
+        return y * tf.math.log(scores)
+
+    def loss(z, y):
+        return _likelihood(tf.sigmoid(z), y) + _focal({scores}, y)
+"""
+
+
+def test_a_parameter_every_call_passes_a_sigmoid_is_reported_without_a_fix():
+    source = dedent(PARAMETER).format(scores="z")
+    assert findings(source, TFE404) == [(4, 16, "TFE404"), (4, 43, "TFE404"), (8, 16, "TFE404")]
+    assert fixed(source, TFE404) == source
+
+
+def test_a_sigmoid_of_a_parameter_every_call_passes_a_softmax_is_bounded():
+    source = dedent(PARAMETER).format(scores="tf.nn.softmax(z)")
+    assert findings(source, TFE404) == [(4, 16, "TFE404"), (4, 43, "TFE404")]
