@@ -3889,6 +3889,42 @@ UNITS = [
          "180f315da5c679f10b101ad0731f26bd21aa5772", "tf1", "no"),
     Unit("ConstellationBJUT+Coursera-DL-Study-Notes", "github", "ConstellationBJUT/Coursera-DL-Study-Notes",
          "947387c4a7cc99d62b708bd2edb4a2a8e391a9ca", "tf1", "no"),
+    Unit("GeorgeFedoseev+DeepSpeech", "github", "GeorgeFedoseev/DeepSpeech",
+         "f8a8ea9b0eae5ae36e4b4d345c05af6ea1923855", "tf1", "some"),
+    Unit("fiatlux316+tacotron1-kss", "github", "fiatlux316/tacotron1-kss",
+         "9c647b88e62bbe91ce5fe68b1c71e4ec7e4eab39", "tf1", "no", notebooks=True),
+    Unit("irmowan+Face-Recognition", "github", "irmowan/Face-Recognition",
+         "72c8f17b9e3d2c3b859228d631a62ab0e79830df", "tf1", "no"),
+    Unit("PICTureRG+ensemble", "github", "PICTureRG/ensemble",
+         "c5e23155b7417908c9e84b4ecc6fc8e36457d249", "tf1", "no"),
+    Unit("GuangyuNie+AVC_TinyImagenet_multiGPU", "github", "GuangyuNie/AVC_TinyImagenet_multiGPU",
+         "b1c9be2533d19ed01f7863dd1bd4b2a3b8ed006e", "tf1", "some"),
+    Unit("geekyspartan+segnet-binary-tensorflow", "github", "geekyspartan/segnet-binary-tensorflow",
+         "dbdb7dbc4b98df8a0e02cfc67eb49fff88202cea", "tf1", "some"),
+    Unit("qianguzi+competition_cls", "github", "qianguzi/competition_cls",
+         "6d035f5d579e4aceef2ce51997ef492953365223", "tf1", "no", notebooks=True),
+    Unit("jiechen99+TextPolar", "github", "jiechen99/TextPolar",
+         "a700e536d673a2465170cec5e8f2909d9684fabb", "tf1", "some", notebooks=True),
+    Unit("skloisMary+cifar10-CNN", "github", "skloisMary/cifar10-CNN",
+         "e53b46feb6a08aa913ce30a2fdbe99407dae0230", "tf1", "no"),
+    Unit("AtlantixJJ+Neural_Painter", "github", "AtlantixJJ/Neural_Painter",
+         "7067d7d7eabf71d2550688ded95eccc11edadc8d", "tf1", "some", notebooks=True),
+    Unit("LDOUBLEV+TF_resnet", "github", "LDOUBLEV/TF_resnet",
+         "f32a2998031886a5fbb244237a8bba10f038d3a3", "tf1", "no"),
+    Unit("yfor1008+cnn_finetune", "github", "yfor1008/cnn_finetune",
+         "d5bf601c51017424075250d953ab13dc2d6d7d88", "tf1", "some"),
+    Unit("optas+tf_lab", "github", "optas/tf_lab",
+         "6cd9fbd7cf1e871d619caa8e8f55e57d2aab37b3", "tf1", "some", notebooks=True),
+    Unit("landonxjames+tensorflow-template", "github", "landonxjames/tensorflow-template",
+         "91a0dbac902e57894fc06c038a374ff4ca415467", "tf1", "no"),
+    Unit("GeorgeZJChen+ccm", "github", "GeorgeZJChen/ccm",
+         "acac6facbd1e0d9130514101d7939a5294c29317", "tf1", "no"),
+    Unit("WuChenshen+MeRGAN", "github", "WuChenshen/MeRGAN",
+         "5285f6b28efa2534f0e96b37219c29c6c958b01f", "tf1", "some"),
+    Unit("musikisomorphie+swd", "github", "musikisomorphie/swd",
+         "16d6ccd023c51a20edaaa4e0578ce7e8a3858fd9", "tf1", "some"),
+    Unit("dipjyoti92+CumulantGAN", "github", "dipjyoti92/CumulantGAN",
+         "fe52b9bb270de85345e96631727d63a89540ef6d", "tf1", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3906,8 +3942,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45, UNITS[1666:1682] in round 46 and
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
-# UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55 and UNITS[1912:] in round 56; ROUND5 ... ROUND56
-# select a round's units for a measurement on them alone (heldout.py --units round5 ... round56).
+# UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56 and UNITS[1930:] in
+# round 57; ROUND5 ... ROUND57 select a round's units for a measurement on them alone (heldout.py --units round5
+# ... round57).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3959,4 +3996,5 @@ ROUND52 = frozenset(unit.name for unit in UNITS[1813:1848])
 ROUND53 = frozenset(unit.name for unit in UNITS[1848:1858])
 ROUND54 = frozenset(unit.name for unit in UNITS[1858:1894])
 ROUND55 = frozenset(unit.name for unit in UNITS[1894:1912])
-ROUND56 = frozenset(unit.name for unit in UNITS[1912:])
+ROUND56 = frozenset(unit.name for unit in UNITS[1912:1930])
+ROUND57 = frozenset(unit.name for unit in UNITS[1930:])
