@@ -206,3 +206,30 @@ def test_a_parameter_every_call_passes_a_sigmoid_is_reported_without_a_fix():
 def test_a_sigmoid_of_a_parameter_every_call_passes_a_softmax_is_bounded():
     source = dedent(PARAMETER).format(scores="tf.nn.softmax(z)")
     assert findings(source, TFE404) == [(4, 16, "TFE404"), (4, 43, "TFE404")]
+
+
+GUARDED_ATTRIBUTE = """\
+    import tensorflow as tf
+
+    class VAE:
+        def decoder(self, z):
+            with tf.variable_scope("decoder"):
+                out = tf.nn.sigmoid(tf.layers.dense(z, 784))
+                return out
+
+        def {method}(self):
+            out = self.decoder(self.z)
+            self.out = tf.clip_by_value(out, 1e-8, 1 - 1e-8)
+            {read}ll = self.x * tf.math.log(self.out) + (1 - self.x) * tf.math.log(1 - self.out)
+"""
+
+
+def test_a_guard_held_by_an_attribute_of_the_same_function_and_inside_a_complement():
+    source = dedent(GUARDED_ATTRIBUTE).format(method="build", read="")
+    assert [(d.line, d.col, d.severity) for d in lint_source(source, select=TFE404)] == [
+        (12, 22, "info"), (12, 61, "info")]
+
+
+def test_a_guard_held_by_an_attribute_read_in_another_method_is_not_followed():
+    source = dedent(GUARDED_ATTRIBUTE).format(method="build", read="\n    def loss(self):\n        ")
+    assert findings(source, TFE404) == []

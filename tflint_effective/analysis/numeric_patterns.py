@@ -51,9 +51,13 @@ def _is_epsilon(context, expr: cst.BaseExpression) -> bool:
 
 
 def unguarded(context, expr: cst.BaseExpression) -> Iterator[Tuple[cst.BaseExpression, bool]]:
-    """``expr`` itself, then ``p`` from ``p + eps``, ``maximum(p, eps)``, ``clip_by_value(p, eps, 1)``."""
+    """``expr`` itself, then ``p`` from ``p + eps``, ``maximum(p, eps)``, ``clip_by_value(p, eps, 1)``,
+    also held by an attribute assigned in this very function (``self.p = clip_by_value(p, eps, 1)``)."""
     yield expr, False
     expr, _ = through_name(context, expr)
+    if type(expr) is cst.Attribute:
+        held = context.attribute_value(expr)
+        expr = held[0] if held is not None and held[1] is context.scope else expr
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
         pairs = [(expr.left, expr.right), (expr.right, expr.left)]
     else:

@@ -15,8 +15,9 @@ spelled as ``math.log_sigmoid`` from the user's own alias of the module; when
 no alias the code uses resolves to it, no fix is offered.  Through a name
 (``p = sigmoid(z)`` then ``log(p)``) the argument is evaluated again at the
 log, so the fix is offered only when it is free of side effects and its names
-are bound once.  Guarded forms (``log(p + eps)``, ``clip_by_value``) are
-reported without a fix: the cure changes their values.
+are bound once.  Guarded forms (``log(p + eps)``, ``clip_by_value``, also inside the complement,
+``log(1 - clip_by_value(p, eps, 1 - eps))``, or held by an attribute the same function assigns,
+``self.p = clip_by_value(p, eps, 1 - eps)``) are reported without a fix: the cure changes their values.
 
 Severity: error; info for a guarded log, whose values stay finite (as TFE402 does for a guarded
 ``log(softmax(x))``): it floors the log at ``log(eps)`` and zeroes the gradient there, a loss of
@@ -95,8 +96,13 @@ class LogOfSigmoid(Rule):
         argument = operand(node) if name is not None and name.path in LOG else None
         for candidate, guarded in unguarded(self.context, argument) if argument is not None else ():
             inner = _complement(self.context, candidate)
-            sigmoid = computes(self.context, candidate if inner is None else inner, SIGMOID)
-            if sigmoid is not None:
+            # ``log(1 - p)`` with ``p`` itself guarded (``1 - clip_by_value(p, eps, 1 - eps)``) is guarded too
+            found = [(candidate, guarded)] if inner is None else [
+                (p, guarded or clipped) for p, clipped in unguarded(self.context, inner)]
+            for value, guarded in found:
+                sigmoid = computes(self.context, value, SIGMOID)
+                if sigmoid is None:
+                    continue
                 if sigmoid.exact and is_small(self.context, operand(sigmoid.call)):
                     return  # a bounded argument: nothing can underflow
                 if beside_stable_op(self.context, sigmoid, LOG_SIGMOID):

@@ -6,7 +6,8 @@ then -inf; the gradient through ``log`` is ``1 / 0`` times zero, NaN.  This
 happens in eager mode, inside ``tf.function`` and in graph mode alike (measured
 on TF 2.21: ``log(softmax([200., 0.]))`` is ``[0, -inf]`` with NaN gradients).
 ``tf.nn.log_softmax`` computes ``x - logsumexp(x)`` instead and stays finite.
-Guarding the log (``log(p + eps)``, ``log(clip_by_value(p, eps, 1))``) keeps
+Guarding the log (``log(p + eps)``, ``log(clip_by_value(p, eps, 1))``, also through an
+attribute the same function assigns, ``self.p = clip_by_value(p, eps, 1)``) keeps
 values finite but floors them at ``log(eps)`` and zeroes the gradient there.
 
 Fix safety: safe.  ``log(softmax(args))`` becomes ``log_softmax(args)`` with the
