@@ -3925,6 +3925,24 @@ UNITS = [
          "16d6ccd023c51a20edaaa4e0578ce7e8a3858fd9", "tf1", "some"),
     Unit("dipjyoti92+CumulantGAN", "github", "dipjyoti92/CumulantGAN",
          "fe52b9bb270de85345e96631727d63a89540ef6d", "tf1", "no", notebooks=True),
+    Unit("c00h00g+tf_chg", "github", "c00h00g/tf_chg",
+         "92311040fb4685888725d3d68a519041ff8fef42", "tf1", "some"),
+    Unit("linchaolong-learn+TensorflowLearn", "github", "linchaolong-learn/TensorflowLearn",
+         "0838f3191bdc564a947c8e898b3119767ecf05d3", "tf1", "no"),
+    Unit("juchuanzhang+coding_practice", "github", "juchuanzhang/coding_practice",
+         "17d31800f54244aba058b99edf35bc95a4f93288", "tf1", "no"),
+    Unit("FanWu-fan+study_tensorflow_google", "github", "FanWu-fan/study_tensorflow_google",
+         "dac46bd481c152d929de03d619d6677e328d6ee0", "tf1", "no"),
+    Unit("alihitawala+TensorFlow_google", "github", "alihitawala/TensorFlow_google",
+         "8ffff6a9a5805cba527c131097043c8b88be41b0", "tf1", "some"),
+    Unit("Sirius083+tensorflow", "github", "Sirius083/tensorflow",
+         "59fec10666a96916f0ecc1f4716e8bb7981f6d17", "tf1", "some"),
+    Unit("jmcrego+simtrans", "github", "jmcrego/simtrans",
+         "1f667a2d6803c07e57521795c83439fd67ecc562", "tf1", "some"),
+    Unit("sampepose+flownet2-tf", "github", "sampepose/flownet2-tf",
+         "18f87081db44939414fc4a48834f9e0da3e69f4c", "tf1", "some"),
+    Unit("lxh5147+tf_apis_learn", "github", "lxh5147/tf_apis_learn",
+         "c4d2f6bdb58eaadf75ded4721e853afd1eda7bb0", "tf1", "some"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3942,9 +3960,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # in round 43, UNITS[1619:1649] in round 44, UNITS[1649:1666] in round 45, UNITS[1666:1682] in round 46 and
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
-# UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56 and UNITS[1930:] in
-# round 57; ROUND5 ... ROUND57 select a round's units for a measurement on them alone (heldout.py --units round5
-# ... round57).
+# UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56, UNITS[1930:1948] in
+# round 57 and UNITS[1948:] in round 58; ROUND5 ... ROUND58 select a round's units for a measurement on them alone
+# (heldout.py --units round5 ... round58).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -3997,4 +4015,5 @@ ROUND53 = frozenset(unit.name for unit in UNITS[1848:1858])
 ROUND54 = frozenset(unit.name for unit in UNITS[1858:1894])
 ROUND55 = frozenset(unit.name for unit in UNITS[1894:1912])
 ROUND56 = frozenset(unit.name for unit in UNITS[1912:1930])
-ROUND57 = frozenset(unit.name for unit in UNITS[1930:])
+ROUND57 = frozenset(unit.name for unit in UNITS[1930:1948])
+ROUND58 = frozenset(unit.name for unit in UNITS[1948:])
