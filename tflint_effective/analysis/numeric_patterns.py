@@ -41,8 +41,6 @@ KEEP_BOUND = with_math("reduce_mean", "reduce_max", "reduce_min")  # |f(x)| <= m
 NONDETERMINISTIC = ("random", "dropout", "shuffle", "sampler", "multinomial", "categorical")
 
 
-
-
 def _is_epsilon(context, expr: cst.BaseExpression) -> bool:
     """A number, or a name that is not known to be a tensor (``eps``, ``self.epsilon``)."""
     if isinstance(expr, (cst.Integer, cst.Float)):
