@@ -3943,6 +3943,24 @@ UNITS = [
          "18f87081db44939414fc4a48834f9e0da3e69f4c", "tf1", "some"),
     Unit("lxh5147+tf_apis_learn", "github", "lxh5147/tf_apis_learn",
          "c4d2f6bdb58eaadf75ded4721e853afd1eda7bb0", "tf1", "some"),
+    Unit("paidamoyo+adversarial_time_to_event", "github", "paidamoyo/adversarial_time_to_event",
+         "bbe5766f2e4bfeb5d43932a2cbc189ee5b8656b7", "tf1", "no"),
+    Unit("gkahn13+gcg", "github", "gkahn13/gcg",
+         "e48c5cf47bfbc879c9477a8c98b3b108d43413af", "tf1", "no"),
+    Unit("vermashresth+sequential_social_dilemma_games", "github", "vermashresth/sequential_social_dilemma_games",
+         "78150e92af4a330987358ea31fb82f7b50a32f37", "mixed", "no"),
+    Unit("meryemmhamdi1+MasterThesis", "github", "meryemmhamdi1/MasterThesis",
+         "9cbc02419b5a7d6c7262f07298b04bf76b27a4bb", "tf1", "some", notebooks=True),
+    Unit("gkahn13+GtS", "github", "gkahn13/GtS",
+         "8186177de430d4bfef253bb0ea584ee60dc58d3a", "tf1", "no"),
+    Unit("ericzTH+CMPS-242", "github", "ericzTH/CMPS-242",
+         "20af53a4bf797b1dd795fc6d0a7dbe72c506bd7a", "tf1", "no", notebooks=True),
+    Unit("paul-levy+SF-diversity", "github", "paul-levy/SF-diversity",
+         "b866f7e7539d1eab9bdaf9f9ae65bf1c5986fda3", "tf1", "no", notebooks=True),
+    Unit("dvolkhonskiy+adversarial-steganography", "github", "dvolkhonskiy/adversarial-steganography",
+         "fff8950bbd08acb0695c94168505e816cac614c7", "tf1", "no"),
+    Unit("seanq31+geo-model-builder", "github", "seanq31/geo-model-builder",
+         "1e3fb24bb81d0bc344aee75747274835f1370e1f", "tf1", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3961,8 +3979,8 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
 # UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56, UNITS[1930:1948] in
-# round 57 and UNITS[1948:] in round 58; ROUND5 ... ROUND58 select a round's units for a measurement on them alone
-# (heldout.py --units round5 ... round58).
+# round 57, UNITS[1948:1957] in round 58 and UNITS[1957:] in round 59; ROUND5 ... ROUND59 select a round's units for
+# a measurement on them alone (heldout.py --units round5 ... round59).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -4016,4 +4034,5 @@ ROUND54 = frozenset(unit.name for unit in UNITS[1858:1894])
 ROUND55 = frozenset(unit.name for unit in UNITS[1894:1912])
 ROUND56 = frozenset(unit.name for unit in UNITS[1912:1930])
 ROUND57 = frozenset(unit.name for unit in UNITS[1930:1948])
-ROUND58 = frozenset(unit.name for unit in UNITS[1948:])
+ROUND58 = frozenset(unit.name for unit in UNITS[1948:1957])
+ROUND59 = frozenset(unit.name for unit in UNITS[1957:])
