@@ -49,6 +49,8 @@ def lint(source):
           "    sess.run(tf.identity(x))\n", [(8, 14, "TFE601")]),  # at most 100
     (V1 + "if quick:\n    n = 1\nelse:\n    n = int(arg)\nsess = tf.Session()\nfor i in range(n):\n"
           "    sess.run(tf.identity(x))\n", [(8, 14, "TFE601")]),  # one binding not a literal
+    (V1 + "steps = 8\nsess = tf.Session()\nfor i in range(1, steps * 2 + 1):\n"
+          "    sess.run(tf.identity(x))\n", [(5, 14, "TFE601")]),  # 16 times
     (SESSION + "    for b in batches:\n        sess.run([tf.reduce_sum(t, axis=0) for t in ts])\n",
      [(5, 19, "TFE601")]),
     (SESSION + "    for b in batches:\n        sess.run(tf.argmax(tf.nn.softmax(x), axis=1))\n", [(5, 18, "TFE601")]),
@@ -127,6 +129,8 @@ def test_findings(source, expected):
     V1 + "EPOCHS = 10\ndef train(quick):\n    if quick:\n        n = 1\n    else:\n        n = EPOCHS\n"
          "    sess = tf.Session()\n    for i in range(n):\n        tf.train.Saver().save(sess, 'm')\n",
     V1 + "n = 5\nsess = tf.Session()\nfor i in range(n):\n    sess.run(tf.global_variables_initializer())\n",
+    V1 + "steps = 1\nsess = tf.Session()\nfor i in range(1, steps + 1):\n    sess.run(tf.identity(x))\n",
+    V1 + "n = 3\nsess = tf.Session()\nfor i in range(n * 5 - 1):\n    sess.run(tf.identity(x))\n",
     V1 + "sess = tf.Session()\nfor a in [1, 2]:\n    for b in range(5):\n        sess.run(tf.identity(x))\n",
     V1 + "EPOCHS = 10\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",  # Python 2
     V1 + "files = ['a', 'b', 'c']\nsess = tf.Session()\nfor i in range(len(files)):\n    sess.run(tf.identity(x))\n",

@@ -6,6 +6,7 @@ interpreter runs (TFE201), about a Python number that changes per step of a loop
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Union
 
@@ -140,12 +141,17 @@ def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
 
 
 NUMPY_ARRAYS = {"numpy.array", "numpy.asarray"}
+_ARITHMETIC = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul}
 
 
 def literal_int(context, expr: cst.BaseExpression) -> Optional[int]:
-    """``5``, ``len([a, b])``, or a name bound once to one of them."""
+    """``5``, ``len([a, b])``, a name bound once to one of them, or a sum, difference or product
+    of those (``range(1, steps + 1)``)."""
     if type(expr) is cst.Name:
         expr = context.assigned_value(expr) or expr
+    if type(expr) is cst.BinaryOperation and type(expr.operator) in _ARITHMETIC:
+        left, right = literal_int(context, expr.left), literal_int(context, expr.right)
+        return None if left is None or right is None else _ARITHMETIC[type(expr.operator)](left, right)
     if type(expr) is cst.Integer:
         try:
             return int(expr.value, 0)
