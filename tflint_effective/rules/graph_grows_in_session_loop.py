@@ -31,7 +31,8 @@ module-local function) are not reported, nor are calls of module-local
 functions that build ops only sometimes (cached ops), nor loops whose literal
 counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(1, steps + 1)`` with ``steps = 1``,
-``range(len(files))`` with ``files`` a list literal, ``np.array([a, b])``, ``for i in range(6001)`` around ``if i % 2000 == 0``, also
+``range(len(files))`` with ``files`` a list literal, ``np.array([a, b])``, ``for i in range(6001)``
+around ``if i % 2000 == 0``, also
 nested in ``if i % 20 == 0``, ``range(n)`` with ``n`` bound to ``1`` in one branch and to ``EPOCHS
 = 10`` in the other: a model per ensemble member, a few test batches, a few checkpoints): a
 bounded handful of copies.  An op that reads what the loop varies is reported only in loops over counters or Python data
