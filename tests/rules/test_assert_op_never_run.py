@@ -158,6 +158,20 @@ def test_static_checks_need_no_wiring():
     assert findings(source, select=["TFE311"]) == [(6, 1, "TFE311")]
 
 
+def test_assert_variables_initialized_needs_no_wiring():
+    source = ("import tensorflow.compat.v1 as tf\nv = tf.get_variable('v', [2])\n"
+              "tf.assert_variables_initialized([v])\ntf.assert_positive(v)\ny = v * 2.0\n")
+    assert findings(source, select=["TFE311"]) == [(4, 1, "TFE311")]
+
+
+def test_reading_an_uninitialised_variable_raises_without_the_check(tf):
+    with tf.Graph().as_default():
+        v = tf.compat.v1.get_variable("v", [2])
+        tf.compat.v1.assert_variables_initialized([v])  # unwired: pruned
+        with tf.compat.v1.Session() as sess, pytest.raises(tf.errors.FailedPreconditionError):
+            sess.run(v * 2.0)
+
+
 def test_comparisons_of_static_shapes_and_numbers_need_no_wiring():
     source = ("import tensorflow.compat.v1 as tf\nx = tf.placeholder(tf.float32, [2, 3])\nn = x.get_shape()[0]\n"
               "tf.assert_equal(x.get_shape(), y.get_shape())\ntf.assert_equal(x.shape[1].value, 3)\n"

@@ -25,7 +25,9 @@ Known problems: static checks (``assert_type``, ``assert_rank*``, ``assert_scala
 are not reported: TensorFlow makes them while the graph is built when the dtype or shape
 is known (a rank known only at run time is missed).  Nor are comparisons of static shapes
 and numbers (``assert_equal(x.get_shape()[1], 3)``): TensorFlow checks them while building
-the graph, and raises there if they differ.  A check stored in a container or an
+the graph, and raises there if they differ.  Nor is ``assert_variables_initialized``: reading an
+uninitialised variable raises ``FailedPreconditionError`` by itself, so the unwired check lets nothing
+through.  A check stored in a container or an
 attribute, or returned
 from a helper, counts as used even if the caller drops it; a module-level
 check that only another module imports is reported.  A ``control_dependencies``
@@ -48,6 +50,8 @@ RETURNS_OP = {"Assert", "debugging.Assert", "print"}
 # Checks made while the graph is built whenever the static shape or dtype allows: nothing to wire.
 STATIC_CHECKS = {"assert_type", "assert_same_float_dtype", "assert_proper_iterable", "assert_rank",
                  "assert_rank_at_least", "assert_rank_in", "assert_scalar"}
+# Checks of what TensorFlow checks anyway at run time: reading an uninitialised variable raises.
+REDUNDANT_CHECKS = {"assert_variables_initialized"}
 STATIC_SHAPES = {"get_shape", "as_list", "num_elements"}  # methods of tensors and static shapes
 COMPARISONS = {"assert_equal", "assert_none_equal", "assert_less", "assert_less_equal", "assert_greater",
                "assert_greater_equal", "assert_near"}  # the checks of x against y
@@ -90,7 +94,7 @@ class AssertOpNeverRun(Rule):
         if name.path in PASS_THROUGH:
             return "copy"
         leaf = name.leaf
-        if name.path in RETURNS_OP or (leaf.startswith("assert_") and leaf not in STATIC_CHECKS
+        if name.path in RETURNS_OP or (leaf.startswith("assert_") and leaf not in STATIC_CHECKS | REDUNDANT_CHECKS
                                        and name.path in (leaf, "debugging." + leaf)
                                        and not self._static_values(node, leaf)):
             return "op"
