@@ -113,6 +113,11 @@ class Scope:
         owner = self.module() if name in self.global_names else self
         owner.bindings.setdefault(name, []).append(binding)
 
+    def value_once(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value ``name`` is assigned when this scope binds it exactly once, by an assignment."""
+        bindings = self.bindings.get(name, ())
+        return getattr(bindings[0], "value", None) if len(bindings) == 1 else None
+
 
 def _module_name(node: cst.ImportFrom) -> Optional[str]:
     if node.relative or node.module is None:

@@ -106,8 +106,7 @@ def _passed(context, name: cst.Name, scope, paths, depth: int = 3) -> Optional[P
 
 def _bound_once(expr: cst.BaseExpression, scope) -> cst.BaseExpression:
     """The value of a name assigned once in ``scope`` (read from anywhere in it), else ``expr``."""
-    bindings = scope.bindings.get(expr.value, ()) if type(expr) is cst.Name else ()
-    return getattr(bindings[0], "value", None) or expr if len(bindings) == 1 else expr
+    return (scope.value_once(expr.value) if type(expr) is cst.Name else None) or expr
 
 
 def _applies(context, call: cst.Call, scope, paths) -> bool:

@@ -75,8 +75,7 @@ class Summaries:
             return None
         value, inner = values[0], self.table.scopes[function]
         if isinstance(value, cst.Name):
-            bindings = inner.bindings.get(value.value, ())
-            value = getattr(bindings[0], "value", None) if len(bindings) == 1 else None
+            value = inner.value_once(value.value)
         return None if value is None else (value, inner)
 
     def _method(self, cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
@@ -171,11 +170,10 @@ class Summaries:
         name bound once, by an undecorated ``class`` statement of the module."""
         context = self.model.context
         owner = context.owner(name, scope)
-        bindings = owner.bindings[name] if owner is not None else ()
-        value = getattr(bindings[0], "value", None) if len(bindings) == 1 else None
+        value = owner.value_once(name) if owner is not None else None
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
             return None
-        return self._module_class(value.func.value, bindings[0].scope)
+        return self._module_class(value.func.value, owner.bindings[name][0].scope)
 
     def _module_class(self, name: str, scope: Scope) -> Optional[cst.ClassDef]:
         """The undecorated ``class`` statement ``name`` means in ``scope``, when bound only by it."""
@@ -264,8 +262,7 @@ class Summaries:
             expr = expr.value
         if isinstance(expr, cst.Name):
             owner = self.model.context.owner(expr.value, scope)
-            bindings = owner.bindings.get(expr.value, ()) if owner is not None else ()
-            value = getattr(bindings[0], "value", None) if len(bindings) == 1 else None
+            value = owner.value_once(expr.value) if owner is not None else None
             return value is not None and self._is_shape(value, scope)
         if isinstance(expr, cst.Attribute):
             return expr.attr.value == "shape"
