@@ -115,7 +115,7 @@ FRESH_SEEDS = {"round5": 20, "round6": 21, "round7": 22, "round8": 23, "round9":
 UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for units in FRESH_SEEDS}}
 # Rounds whose findings of a rule a change made after their verdicts were seen altered (found by
 # linting them again): their samples of that rule are not untouched.  The changes are listed in
-# the README ("Changed after their findings had been seen").
+# quality/MEASUREMENTS.md ("Changed after their findings had been seen").
 # TFE102's change after round 45 (info in a module written for TF 1.x) altered rounds 44 and 45 (linted again);
 # rounds 5 to 43 were not on the machine to lint again, so they count as altered too.  The changes after round 50
 # (TFE602: what an inference run fetches; modes: a session made only to set GPU options; TFE801: batches or buffers
