@@ -183,6 +183,56 @@ def test_near_misses(source):
     assert lint(source) == []
 
 
+AGENT = V1 + """\
+class Agent:
+    def __init__(self, sess):
+        self.sess, self.w, self.t, self.op = sess, tf.Variable(1.0), tf.Variable(0.0), None
+        self.loss = tf.reduce_sum(self.w)
+
+    def copy_parameters(self):
+        return [tf.assign(self.t, self.w)]
+
+    def update(self):
+        self.sess.run(self.copy_parameters())
+
+    def cached(self):
+        if self.op is None:
+            self.op = tf.assign(self.t, self.w)
+        return self.op
+
+    def value(self):
+        return self.sess.run(self.w)
+
+    def loss_value(self):
+        return self.loss.eval()
+
+    @property
+    def target(self):
+        return tf.identity(self.t)
+
+agent = Agent(tf.Session())
+with tf.Session() as sess:
+    for episode in range(episodes):
+"""
+
+
+@pytest.mark.parametrize("loop_body, expected", [
+    # a method of the module's class builds ops on every call, also through a method of its own
+    ("        sess.run(agent.copy_parameters())\n", [(31, 18, "TFE601")]),
+    ("        agent.update()\n        sess.run(agent.w)\n", [(31, 9, "TFE601")]),
+    # the loop runs the session only through a method, which evaluates a tensor the class holds
+    ("        agent.loss_value()\n        agent.copy_parameters()\n", [(32, 9, "TFE601")]),
+    # near misses: an op cached on the first call, a method that only runs one, a decorated
+    # method, a method of an object of unknown class
+    ("        sess.run(agent.cached())\n        agent.value()\n        sess.run(agent.target)\n"
+     "        other.copy_parameters()\n", []),
+    # a loop that runs no session: ops built per iteration are the model being built
+    ("        agent.copy_parameters()\n", []),
+])
+def test_methods_of_the_modules_classes(loop_body, expected):
+    assert lint(AGENT + loop_body) == expected
+
+
 def test_warning_in_graph_mode_naming_the_op():
     diagnostics = lint_source(SESSION + "    for b in batches:\n        sess.run(it.get_next())\n"
                               "        sess.run(tf.identity(x))\n", select=["TFE601"])

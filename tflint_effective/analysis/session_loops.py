@@ -147,8 +147,12 @@ class SessionLoops:
             if owner is not None and receiver.value in self.session_names(owner):
                 return True
         if _self_attribute(receiver) and scope.parent is not None and scope.parent.is_class:
-            return receiver.attr.value in self.session_attributes(scope.parent.node)
-        value, value_scope = self.value(receiver, scope)
+            if receiver.attr.value in self.session_attributes(scope.parent.node):
+                return True
+            held = self.context.attribute_value(receiver, scope)  # ``self.loss = tf.reduce_mean(...)``
+            value, value_scope = held if held is not None else (None, scope)
+        else:
+            value, value_scope = self.value(receiver, scope)
         if not isinstance(value, cst.Call):
             return False
         name = self.api(value.func, value_scope)
@@ -168,9 +172,10 @@ class SessionLoops:
             self._runs[key] = False  # recursion
             body = loop.body
             self._runs[key] = any(
-                type(node) is cst.Call and (self.runs_session(node, scope) or (
-                    type(node.func) is cst.Name and depth < 3
-                    and self._called_does(node.func.value, scope, depth, self.loop_runs_session)))
+                type(node) is cst.Call and (self.runs_session(node, scope) or depth < 3 and (
+                    type(node.func) is cst.Name
+                    and self._called_does(node.func.value, scope, depth, self.loop_runs_session)
+                    or self._method_does(node.func, scope, depth, self.loop_runs_session)))
                 for node in walk(body))
         return self._runs[key]
 
@@ -194,6 +199,12 @@ class SessionLoops:
             if kind in (cst.With, cst.Try) and self._opens_session(statement, scope):
                 return True
         return False
+
+    def _method_does(self, func: cst.BaseExpression, scope: Scope, depth: int, question) -> bool:
+        """``question`` holds of the undecorated method of the module's own class ``func`` names
+        (``agent.update``, ``self.step``)."""
+        method = self.context.semantics.summaries.method_called(func, scope) if type(func) is cst.Attribute else None
+        return method is not None and not method.decorators and question(method, self.scope_of(method), depth + 1)
 
     def _called_does(self, name: str, scope: Scope, depth: int, question) -> bool:
         """``question`` (``loop_runs_session``, ``resets_graph``) holds of the module-local function
@@ -220,7 +231,9 @@ class SessionLoops:
             if method == "get_next":
                 value, value_scope = self.value(func.value, scope)
                 return isinstance(value, cst.Call) and self._iterator(value, value_scope)
-            return False
+            # a method of the module's own class (``agent.copy_parameters()``, ``self.update()``)
+            return depth < 3 and self._method_does(
+                func, scope, depth, lambda method, _, depth: self.function_builds(method, depth))
         if isinstance(func, cst.Name) and depth < 3:
             function = self.function(func.value, scope)
             return function is not None and self.function_builds(function, depth + 1)

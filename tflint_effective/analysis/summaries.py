@@ -63,6 +63,14 @@ class Summaries:
                 return self._method(cls, func.attr.value)
         return None
 
+    def method_called(self, func: cst.Attribute, scope: Scope) -> Optional[cst.FunctionDef]:
+        """The method ``self.m`` or ``obj.m`` means, ``obj`` an instance of a class of the module
+        (``class_of_instance``), when certain."""
+        if not isinstance(func.value, cst.Name):
+            return None
+        cls = self.class_of_self(func.value.value, scope) or self.class_of_instance(func.value.value, scope)
+        return self._method(cls, func.attr.value) if cls is not None else None
+
     def returned_value(self, call: cst.Call, scope: Scope) -> Optional[Tuple[cst.BaseExpression, Scope]]:
         """The value the module's undecorated function (or method through ``self``) that ``call``
         calls returns, with the function's scope: its one ``return``, seen through a name

@@ -22,8 +22,12 @@ Fix safety: none offered; moving the op out of the loop changes what it reads
 Known problems: a loop counts when it runs ``.run`` / ``.eval`` on a name
 every binding of which is a session (``with tf.Session() as sess``,
 ``sess = tf.Session()``), on ``self.<attr>`` that the class only ever assigns
-a session, on a tensor, variable or op bound once, or when it calls a
-module-local function that does; sessions passed as parameters are not seen.
+a session, on a tensor, variable or op bound once (also ``self.loss`` that the class assigns once),
+or when it calls a module-local function or a method of the module's own class that does;
+sessions passed as parameters are not seen.
+Calls of module-local functions, and of methods of the module's own classes through ``self`` or a
+name bound once to an instance (``agent = Agent()``, then ``agent.copy_parameters()``; also
+inherited), count as building ops when every call of theirs builds one, up to three calls deep.
 Ops under an ``if`` (except a periodic ``step % n == 0``), in an except
 handler, in a fresh ``tf.Graph()`` (``as_default()``, or a session given one),
 or in a loop that calls ``tf.reset_default_graph()`` (directly or through a
@@ -43,7 +47,7 @@ purpose and is not reported at all, nor is a loop each iteration of which opens 
 own and runs a loop of steps in it (``for run in range(num_runs): ...; with tf.Session() as sess:
 for step in ...``): it goes over training runs, models or folds, not over the steps of one
 session; ops built in the loop of steps are reported.  ``tf.get_variable`` (it may reuse),
-``tf.data``, Keras layers and methods of objects of unknown type are not
+``tf.data``, Keras layers and methods of objects of other types are not
 counted as ops.  ``tf.no_op()`` alone (``run_epoch(sess, model, data,
 tf.no_op())``, an idiom of TensorFlow's old PTB tutorial) is info: one empty
 node per iteration, harmless over a few epochs.
