@@ -3961,6 +3961,58 @@ UNITS = [
          "fff8950bbd08acb0695c94168505e816cac614c7", "tf1", "no"),
     Unit("seanq31+geo-model-builder", "github", "seanq31/geo-model-builder",
          "1e3fb24bb81d0bc344aee75747274835f1370e1f", "tf1", "no", notebooks=True),
+    Unit("TDteach+Demon-in-the-Variant", "github", "TDteach/Demon-in-the-Variant",
+         "2da39427d6efd0488a4f4cfa8b769793511b0b70", "tf1", "no"),
+    Unit("Kyubyong+tacotron_asr", "github", "Kyubyong/tacotron_asr",
+         "fdc0d9a3ff56405e90e2cb6ff8d540e735b01b7d", "tf1", "no"),
+    Unit("lqfarmer+SentenceSimilarityGet_Based_Simas_LSTM", "github", "lqfarmer/SentenceSimilarityGet_Based_Simas_LSTM",
+         "4a7cc40d8cd2196901852123faa19f04014b2aee", "tf1", "some"),
+    Unit("binLearning+tensorflow_mnist", "github", "binLearning/tensorflow_mnist",
+         "1c8ba1f1ac989ebf87036123c658dab5582e0ef3", "tf1", "no"),
+    Unit("waikitleung+EE451-project", "github", "waikitleung/EE451-project",
+         "fbc5d85f167825d987e18a9d3bf930766e621892", "tf1", "no"),
+    Unit("saicoco+tf-sotd", "github", "saicoco/tf-sotd",
+         "ec9f80237efa24a42e1a2b05f397391e1eb38452", "tf1", "some"),
+    Unit("jojo23333+STPAN", "github", "jojo23333/STPAN",
+         "271598ccd162858d2f0d2af85ce41a4e466f6ef3", "tf1", "some"),
+    Unit("wsustcid+FlowDriveNet", "github", "wsustcid/FlowDriveNet",
+         "3604495269ae45e5b43964046104f685ec66e383", "tf1", "some"),
+    Unit("nikhil-dce+DNN-based-Localization", "github", "nikhil-dce/DNN-based-Localization",
+         "681579dc8505bc9e644fdb460be6c1b7fc73b5d0", "tf1", "some", notebooks=True),
+    Unit("zhaw+seg", "github", "zhaw/seg",
+         "8dd63ea7615eae9296fb52a6f144170963986258", "tf1", "no"),
+    Unit("spydr1+CAST", "github", "spydr1/CAST",
+         "7eeed0437a7b15eaa899aa6f0bd69f5d0ef0c70b", "tf1", "no", notebooks=True),
+    Unit("simtony+tf_multigpu", "github", "simtony/tf_multigpu",
+         "19d983d46bee53fa5a0186b57d081f69b97750fe", "tf1", "no"),
+    Unit("Thinklab-SJTU+R3Det_Tensorflow", "github", "Thinklab-SJTU/R3Det_Tensorflow",
+         "3e092fa65dee2b9f7722b0985b3791811a1de5ae", "tf1", "some"),
+    Unit("mtreml+squeezenet", "github", "mtreml/squeezenet",
+         "dd43ecd8bfecc7afde5c0ffb42d0dfa3afedde3c", "tf1", "no"),
+    Unit("moono+tf-cnn-mnist", "github", "moono/tf-cnn-mnist",
+         "e0982688e0d0448eb76c336345b54610b13cca29", "tf1", "no"),
+    Unit("ZoengMingWong+cifar-model-tensorflow", "github", "ZoengMingWong/cifar-model-tensorflow",
+         "0d1949a139678104bbdc986d1272d09761e7c564", "tf1", "some"),
+    Unit("untrix+im2latex", "github", "untrix/im2latex",
+         "3dd4572d2d3a52d5b5cf2ed302a06ee788015f09", "tf1", "some", notebooks=True),
+    Unit("syed-ahmed+KaggleNerveImageSegmentation", "github", "syed-ahmed/KaggleNerveImageSegmentation",
+         "a88bc025df13097a411c67bcbb85be1f4b5f39fd", "tf1", "some"),
+    Unit("weq498+video-inception", "github", "weq498/video-inception",
+         "9e0927fac44dcc5a48c9cedefb88e8058973dd4d", "tf1", "some"),
+    Unit("tengerye+domain-adversarial", "github", "tengerye/domain-adversarial",
+         "fab7a88c328490b6a01c1e4672d07e3185005403", "tf1", "no"),
+    Unit("ThomasMrY+ternary-cnn", "github", "ThomasMrY/ternary-cnn",
+         "6f5bb5727f78d4c0c44df26c6d59108655ad27dd", "tf1", "no"),
+    Unit("ntnprdhmm+materials_recognition", "github", "ntnprdhmm/materials_recognition",
+         "54fba3c18ef2f512b69d75642ff8b0a1ad78eac9", "tf1", "no"),
+    Unit("Magnusnolsoe+xlnet-proteins", "github", "Magnusnolsoe/xlnet-proteins",
+         "2f3fad3139d58e0c0d9a9438ab08e79cd9bcea91", "tf1", "no", notebooks=True),
+    Unit("YiZengHsieh+A-Video-Analytic-In-Class-Student-Concentration-Monitoring-System", "github", "YiZengHsieh/A-Video-Analytic-In-Class-Student-Concentration-Monitoring-System",
+         "7b087e7514b6cfaca44d0349b1b6f3e5ddf6de26", "tf1", "no"),
+    Unit("toolmen-lab+R3Det_piglet-detection", "github", "toolmen-lab/R3Det_piglet-detection",
+         "9e256570e157ee184eb9a4dc11ebafdc1b56f121", "tf1", "some"),
+    Unit("pamelaajohnston+cifar10", "github", "pamelaajohnston/cifar10",
+         "0426fb7cb8f5eb4e1fc375d10ebddfce40c02866", "tf1", "some"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -3979,8 +4031,8 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
 # UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56, UNITS[1930:1948] in
-# round 57, UNITS[1948:1957] in round 58 and UNITS[1957:] in round 59; ROUND5 ... ROUND59 select a round's units for
-# a measurement on them alone (heldout.py --units round5 ... round59).
+# round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59 and UNITS[1966:] in round 60; ROUND5 ... ROUND60
+# select a round's units for a measurement on them alone (heldout.py --units round5 ... round60).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -4035,4 +4087,5 @@ ROUND55 = frozenset(unit.name for unit in UNITS[1894:1912])
 ROUND56 = frozenset(unit.name for unit in UNITS[1912:1930])
 ROUND57 = frozenset(unit.name for unit in UNITS[1930:1948])
 ROUND58 = frozenset(unit.name for unit in UNITS[1948:1957])
-ROUND59 = frozenset(unit.name for unit in UNITS[1957:])
+ROUND59 = frozenset(unit.name for unit in UNITS[1957:1966])
+ROUND60 = frozenset(unit.name for unit in UNITS[1966:])
