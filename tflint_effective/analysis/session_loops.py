@@ -203,7 +203,8 @@ class SessionLoops:
     def _method_does(self, func: cst.BaseExpression, scope: Scope, depth: int, question) -> bool:
         """``question`` holds of the undecorated method of the module's own class ``func`` names
         (``agent.update``, ``self.step``)."""
-        method = self.context.semantics.summaries.method_called(func, scope) if type(func) is cst.Attribute else None
+        summaries = self.context.semantics.summaries
+        method = summaries.function_called(func, scope, instances=True) if type(func) is cst.Attribute else None
         return method is not None and not method.decorators and question(method, self.scope_of(method), depth + 1)
 
     def _called_does(self, name: str, scope: Scope, depth: int, question) -> bool:

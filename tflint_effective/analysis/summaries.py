@@ -53,23 +53,19 @@ class Summaries:
     def attribute_kind(self, cls: cst.ClassDef, attr: str) -> Optional[str]:
         return self._memo(("attr", id(cls), attr), lambda: self._attribute_kind(cls, attr))
 
-    def function_called(self, func: cst.BaseExpression, scope: Scope) -> Optional[cst.FunctionDef]:
-        """The module's own function (or method through ``self``) that ``func`` names, if certain."""
+    def function_called(self, func: cst.BaseExpression, scope: Scope, instances: bool = False
+                        ) -> Optional[cst.FunctionDef]:
+        """The module's own function (or method through ``self``; with ``instances``, also through a
+        name bound once to an instance of a class of the module, ``class_of_instance``) that ``func``
+        names, if certain."""
         if isinstance(func, cst.Name):
             return self._defined(func.value, scope)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
-            cls = self.class_of_self(func.value.value, scope)
+            name = func.value.value
+            cls = self.class_of_self(name, scope) or (self.class_of_instance(name, scope) if instances else None)
             if cls is not None:
                 return self._method(cls, func.attr.value)
         return None
-
-    def method_called(self, func: cst.Attribute, scope: Scope) -> Optional[cst.FunctionDef]:
-        """The method ``self.m`` or ``obj.m`` means, ``obj`` an instance of a class of the module
-        (``class_of_instance``), when certain."""
-        if not isinstance(func.value, cst.Name):
-            return None
-        cls = self.class_of_self(func.value.value, scope) or self.class_of_instance(func.value.value, scope)
-        return self._method(cls, func.attr.value) if cls is not None else None
 
     def returned_value(self, call: cst.Call, scope: Scope) -> Optional[Tuple[cst.BaseExpression, Scope]]:
         """The value the module's undecorated function (or method through ``self``) that ``call``
