@@ -200,12 +200,17 @@ class SessionLoops:
                 return True
         return False
 
+    def method(self, func: cst.BaseExpression, scope: Scope) -> Optional[cst.FunctionDef]:
+        """The undecorated method of the module's own class that ``func`` names (``agent.update``, ``self.step``)."""
+        if type(func) is not cst.Attribute:
+            return None
+        method = self.context.semantics.summaries.function_called(func, scope, instances=True)
+        return method if method is not None and not method.decorators else None
+
     def _method_does(self, func: cst.BaseExpression, scope: Scope, depth: int, question) -> bool:
-        """``question`` holds of the undecorated method of the module's own class ``func`` names
-        (``agent.update``, ``self.step``)."""
-        summaries = self.context.semantics.summaries
-        method = summaries.function_called(func, scope, instances=True) if type(func) is cst.Attribute else None
-        return method is not None and not method.decorators and question(method, self.scope_of(method), depth + 1)
+        """``question`` (``loop_runs_session``) holds of the method ``func`` names."""
+        method = self.method(func, scope)
+        return method is not None and question(method, self.scope_of(method), depth + 1)
 
     def _called_does(self, name: str, scope: Scope, depth: int, question) -> bool:
         """``question`` (``loop_runs_session``, ``resets_graph``) holds of the module-local function
@@ -233,8 +238,8 @@ class SessionLoops:
                 value, value_scope = self.value(func.value, scope)
                 return isinstance(value, cst.Call) and self._iterator(value, value_scope)
             # a method of the module's own class (``agent.copy_parameters()``, ``self.update()``)
-            return depth < 3 and self._method_does(
-                func, scope, depth, lambda method, _, depth: self.function_builds(method, depth))
+            function = self.method(func, scope) if depth < 3 else None
+            return function is not None and self.function_builds(function, depth + 1)
         if isinstance(func, cst.Name) and depth < 3:
             function = self.function(func.value, scope)
             return function is not None and self.function_builds(function, depth + 1)
