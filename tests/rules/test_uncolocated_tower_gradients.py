@@ -138,6 +138,34 @@ def test_near_misses(source):
     assert findings(source, select=["TFE501"]) == []
 
 
+SINGLE_DEVICE_BRANCH = V1 + dedent("""\
+    opt = tf.train.AdamOptimizer(0.1)
+    if n > 1:
+        for i in range(n):
+            with tf.device("/gpu:%d" % i):
+                image = parts[i]
+                loss = model(image)
+                grads = opt.compute_gradients(loss)
+    else:
+        image = x
+        batch = tf.train.batch([image], 32)
+        with tf.device("/gpu:0"):
+            loss = model(batch)
+            grads = opt.compute_gradients(loss)
+""")
+
+
+def test_the_assignment_the_code_before_the_gradients_shows_is_the_loss():
+    """In the single-device branch the loss (and the image it reads) are that branch's own:
+    the towers' assignments in the other branch never reach it.  After the ``if``, either may."""
+    assert findings(SINGLE_DEVICE_BRANCH, select=["TFE501"]) == []
+    after = SINGLE_DEVICE_BRANCH + "again = opt.compute_gradients(loss)\n"
+    assert findings(after, select=["TFE501"]) == [(15, 9, "TFE501")]
+    # no assignment before the read in its branch: followed to every value the loss is given
+    unassigned = SINGLE_DEVICE_BRANCH.replace("loss = model(batch)", "batch = model(batch)")
+    assert findings(unassigned, select=["TFE501"]) == [(14, 17, "TFE501")]
+
+
 def test_off_outside_tf1_graph_mode():
     eager = TOWERS.replace(V1, "import tensorflow as tf\n").replace("tf.train.AdamOptimizer", "tf.compat.v1.train.AdamOptimizer")
     assert diagnostics(eager + "g = tf.compat.v1.gradients(loss, xs)\n") == []

@@ -15,6 +15,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
+from .holding import holding_assignment
 from .loops import enclosing_loops, names_in
 from .names import Scope
 from .syntax import call_arg
@@ -64,6 +65,7 @@ class TowerTracker:
         # (their names are read only when a gradient asks, by ``_sources``)
         self.devices_of: Dict[Tuple[int, str], Set[DeviceKey]] = {}
         self.computed_from: Dict[Tuple[int, str], List[cst.CSTNode]] = {}
+        self.device_of_value: Dict[int, DeviceKey] = {}  # id of an assigned value -> its device
         self.builders: Set[Tuple[int, str]] = set()  # (id of owner scope, function name)
         self.regions: List[Tuple[Scope, Towers]] = []  # open regions that also collect towers
         # (id(block), id(scope)) -> (block, the devices around it): see _enclosing_devices
@@ -124,23 +126,39 @@ class TowerTracker:
         """``names`` are given ``value`` here: under a device scope, or computed from other names."""
         scope = id(self.context.scope)
         device = self._device_here()
+        if device is None and type(value) is cst.Call and self.is_builder_call(value):
+            device = VARYING
+        if device is not None:
+            self.device_of_value[id(value)] = device
         for name in names:
             if device is not None:
                 self.devices_of.setdefault((scope, name), set()).add(device)
-            elif type(value) is cst.Call and self.is_builder_call(value):
-                self.devices_of.setdefault((scope, name), set()).add(VARYING)
             else:
                 self.computed_from.setdefault((scope, name), []).append(value)
 
     def spans_devices(self, expr: cst.BaseExpression, towers: Towers) -> bool:
-        """``expr`` is computed from values built under two or more of ``towers``' devices."""
+        """``expr`` is computed from values built under two or more of ``towers``' devices.  A name
+        whose assignment at the read the statements before it show (``holding``) is followed to that
+        assignment; any other, to every value it is given in the function."""
         scope = id(self.context.scope)
-        seen, pending, devices = set(), set(names_in([expr])), set()
+        seen, devices = set(), set()
+        pending = [(name, self.context.ancestors) for name in names_in([expr])]
         while pending:
-            name = pending.pop()
-            seen.add(name)
-            devices |= {d for d in self.devices_of.get((scope, name), ()) if towers.is_tower(d)}
-            pending |= self._sources(scope, name) - seen
+            name, path = pending.pop()
+            held = holding_assignment(name, path) if path is not None else None
+            if held is not None:
+                assign, path = held
+                if id(assign) not in seen:
+                    seen.add(id(assign))
+                    device = self.device_of_value.get(id(assign.value))
+                    devices.add(device)
+                    if device is None:
+                        pending.extend((source, path) for source in names_in([assign.value]))
+            elif name not in seen:
+                seen.add(name)
+                devices |= self.devices_of.get((scope, name), set())
+                pending.extend((source, None) for source in self._sources(scope, name))
+        devices = {d for d in devices if towers.is_tower(d)}
         return VARYING in devices or len(devices) > 1
 
     def _sources(self, scope: int, name: str) -> Set[str]:

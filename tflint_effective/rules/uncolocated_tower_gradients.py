@@ -31,7 +31,10 @@ names at the root (``tf.placeholder``, ``tf.Session``, ``tf.train.AdamOptimizer`
 TF2's otherwise.  The loss is traced back, through names assigned in the same
 function and lists appended to, to values built under the towers' device scopes:
 a loss built under one of them only (the others computing something else) is not
-reported; a loss returned by a tower-building helper counts as built on all.
+reported; a loss returned by a tower-building helper counts as built on all.  Where
+the statements before a read show the one assignment it holds (``analysis.holding``),
+only that one is followed: the loss of a single-device ``else`` branch is that
+branch's own, not the towers' of the ``if`` branch.
 """
 import libcst as cst
 
