@@ -233,11 +233,48 @@ def test_methods_of_the_modules_classes(loop_body, expected):
     assert lint(AGENT + loop_body) == expected
 
 
+TRAINER = V1 + """\
+class Trainer:
+    def __init__(self, tool):
+        self.w, self.optimizer = tf.Variable(1.0), tf.train.AdamOptimizer(0.1)
+        self.counter = tf.Variable(0)
+        self.history = ()  # no element to unpack
+        self.sess = tf.Session()
+
+    def reset(self):
+        self.counter = tf.Variable(1)
+
+    def train(self, steps):
+        for i in range(steps):
+"""
+
+
+@pytest.mark.parametrize("loop_body, expected", [
+    # an optimizer or a variable the class assigns once to an attribute
+    ("            self.sess.run(self.optimizer.minimize(tf.square(self.w)))\n", [(14, 27, "TFE601")]),
+    ("            self.sess.run(self.w.assign_add(1.0))\n", [(14, 27, "TFE601")]),
+    # near misses: an attribute assigned twice, one of unknown type, a variable's value read
+    ("            self.sess.run(self.counter.assign(0))\n            self.sess.run(self.tool.minimize(i))\n"
+     "            self.sess.run(self.w.value)\n", []),
+])
+def test_attributes_the_class_assigns_once(loop_body, expected):
+    assert lint(TRAINER + loop_body) == expected
+
+
 def test_warning_in_graph_mode_naming_the_op():
     diagnostics = lint_source(SESSION + "    for b in batches:\n        sess.run(it.get_next())\n"
                               "        sess.run(tf.identity(x))\n", select=["TFE601"])
     assert [(d.line, d.severity) for d in diagnostics] == [(6, "warning")]
     assert diagnostics[0].message.startswith("`tf.identity(...)` builds new graph ops on every iteration")
+
+
+def test_a_module_function_that_hides_a_builtin_is_named_so():
+    source = (V1 + "def min(x, axis=None):\n    return tf.reduce_min(x, axis)\nwith tf.Session() as sess:\n"
+              "    for i in range(0, n, 32):\n        sess.run(out, {x: data[i:min(i + 32, n)]})\n")
+    diagnostics = lint_source(source, select=["TFE601"])
+    assert [(d.line, d.col) for d in diagnostics] == [(6, 33)]
+    assert diagnostics[0].message.startswith(
+        "`min(...)` (this module's `min`, which hides the builtin) builds new graph ops on every iteration")
 
 
 def test_a_no_op_per_iteration_is_info():

@@ -30,13 +30,22 @@ def self_assignments(cls: cst.ClassDef) -> Dict[str, List[tuple]]:
             else:
                 continue
             for target in targets:
-                elements = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
-                for element in [target, *elements]:
+                elements = list(target.elements) if isinstance(target, (cst.Tuple, cst.List)) else []
+                values = _unpacked(elements, small.value) if plain else [None] * len(elements)
+                for element, value in [(target, small.value if plain else None),
+                                       *zip((e.value for e in elements), values)]:
                     if (isinstance(element, cst.Attribute) and isinstance(element.value, cst.Name)
                             and element.value.value == self_name):
-                        value = small.value if plain and element is target else None
                         found.setdefault(element.attr.value, []).append((value, method))
     return found
+
+
+def _unpacked(elements, value) -> list:
+    """What ``self.a, self.b = x, y`` gives each element of its target; None for each when unknown."""
+    if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements) and not any(
+            isinstance(e, cst.StarredElement) for e in (*elements, *value.elements)):
+        return [e.value for e in value.elements]
+    return [None] * len(elements)
 
 
 def attribute_targets(module: cst.Module) -> Dict[str, int]:

@@ -64,7 +64,10 @@ class SessionLoops:
         return self.context.tf_name(func, scope)  # cached per node and scope
 
     def value(self, expr: cst.BaseExpression, scope: Scope) -> Tuple[Optional[cst.BaseExpression], Scope]:
-        """``expr`` itself, or the value of a name bound exactly once by an assignment."""
+        """``expr`` itself, or the value of a name bound exactly once by an assignment, or of an
+        attribute its class assigns once (``self.optimizer = tf.train.AdamOptimizer(...)``)."""
+        if isinstance(expr, cst.Attribute):
+            return self.context.attribute_value(expr, scope) or (expr, scope)
         if not isinstance(expr, cst.Name):
             return expr, scope
         owner = self.context.owner(expr.value, scope)
@@ -146,13 +149,10 @@ class SessionLoops:
             owner = self.context.owner(receiver.value, scope)
             if owner is not None and receiver.value in self.session_names(owner):
                 return True
-        if _self_attribute(receiver) and scope.parent is not None and scope.parent.is_class:
-            if receiver.attr.value in self.session_attributes(scope.parent.node):
-                return True
-            held = self.context.attribute_value(receiver, scope)  # ``self.loss = tf.reduce_mean(...)``
-            value, value_scope = held if held is not None else (None, scope)
-        else:
-            value, value_scope = self.value(receiver, scope)
+        if _self_attribute(receiver) and scope.parent is not None and scope.parent.is_class and \
+                receiver.attr.value in self.session_attributes(scope.parent.node):
+            return True
+        value, value_scope = self.value(receiver, scope)  # also ``self.loss = tf.reduce_mean(...)``
         if not isinstance(value, cst.Call):
             return False
         name = self.api(value.func, value_scope)

@@ -28,6 +28,8 @@ sessions passed as parameters are not seen.
 Calls of module-local functions, and of methods of the module's own classes through ``self`` or a
 name bound once to an instance (``agent = Agent()``, then ``agent.copy_parameters()``; also
 inherited), count as building ops when every call of theirs builds one, up to three calls deep.
+An optimizer's ``minimize`` and a variable's ``assign`` count also on an attribute the class
+assigns once (``self.optimizer.minimize(loss)``, ``self.epoch.assign_add(1.0)``).
 Ops under an ``if`` (except a periodic ``step % n == 0``), in an except
 handler, in a fresh ``tf.Graph()`` (``as_default()``, or a session given one),
 or in a loop that calls ``tf.reset_default_graph()`` (directly or through a
@@ -52,14 +54,14 @@ counted as ops.  ``tf.no_op()`` alone (``run_epoch(sess, model, data,
 tf.no_op())``, an idiom of TensorFlow's old PTB tutorial) is info: one empty
 node per iteration, harmless over a few epochs.
 """
+import builtins
 import math
 
 import libcst as cst
 
 from ..analysis.loops import bound_names, literal_count, range_arguments
 from ..analysis.session_loops import NESTED, SessionLoops, blocks, period, statements, walk
-from ..analysis.syntax import code_children
-from ..analysis.syntax import bindings_in, call_arg
+from ..analysis.syntax import bindings_in, call_arg, code_children
 from ..rule import INFO, WARNING, Rule, per_mode
 
 LOOPS = (cst.For, cst.While)
@@ -126,7 +128,10 @@ class GraphGrowsInSessionLoop(Rule):
                 self.report(node, NO_OP_MESSAGE, severity=INFO)
                 return
             code = self.context.module.code_for_node(node.func)
-            self.report(node, MESSAGE.format(code=code + ("(...)" if node.args else "()")))
+            message = MESSAGE.format(code=code + ("(...)" if node.args else "()"))
+            if type(node.func) is cst.Name and hasattr(builtins, code):  # ``def min(x): return tf.reduce_min(x)``
+                message = message.replace("` builds", f"` (this module's `{code}`, which hides the builtin) builds", 1)
+            self.report(node, message)
 
     def _loops(self, ancestors, scope):
         """Loops around the call, innermost first, up to the innermost one that runs a session;
