@@ -67,7 +67,7 @@ from ..rule import INFO, WARNING, Rule, per_mode
 LOOPS = (cst.For, cst.While)
 FEW_COPIES = 15
 BOUNDARIES = (*NESTED, *LOOPS)  # the node types `boundaries` holds (visit_For and its aliases)
-MESSAGE = ("`{code}` builds new graph ops on every iteration of a loop that runs a session: the graph "
+MESSAGE = ("`{code}`{hides} builds new graph ops on every iteration of a loop that runs a session: the graph "
            "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
            "through a placeholder, and `graph.finalize()` (or `runtime_checks.finalized_graph()`) the graph")
 NO_OP_MESSAGE = ("`tf.no_op()` adds an empty node on every iteration of a loop that runs a session: harmless "
@@ -128,10 +128,10 @@ class GraphGrowsInSessionLoop(Rule):
                 self.report(node, NO_OP_MESSAGE, severity=INFO)
                 return
             code = self.context.module.code_for_node(node.func)
-            message = MESSAGE.format(code=code + ("(...)" if node.args else "()"))
-            if type(node.func) is cst.Name and hasattr(builtins, code):  # ``def min(x): return tf.reduce_min(x)``
-                message = message.replace("` builds", f"` (this module's `{code}`, which hides the builtin) builds", 1)
-            self.report(node, message)
+            # ``def min(x): return tf.reduce_min(x)`` in the module: ``min(i + 32, n)`` is that one
+            hides = f" (this module's `{code}`, which hides the builtin)" if (
+                type(node.func) is cst.Name and hasattr(builtins, code)) else ""
+            self.report(node, MESSAGE.format(code=code + ("(...)" if node.args else "()"), hides=hides))
 
     def _loops(self, ancestors, scope):
         """Loops around the call, innermost first, up to the innermost one that runs a session;
