@@ -4013,6 +4013,48 @@ UNITS = [
          "9e256570e157ee184eb9a4dc11ebafdc1b56f121", "tf1", "some"),
     Unit("pamelaajohnston+cifar10", "github", "pamelaajohnston/cifar10",
          "0426fb7cb8f5eb4e1fc375d10ebddfce40c02866", "tf1", "some"),
+    Unit("SoulDuck+BatchNormalization", "github", "SoulDuck/BatchNormalization",
+         "c019fa059059f3635b2e5e28c2a70508cdc628cb", "tf1", "some"),
+    Unit("Seraphli+HydrAI", "github", "Seraphli/HydrAI",
+         "77b6ad89d0ab416be2dd7d14c3871de819ccc8b3", "tf1", "no"),
+    Unit("Yagami360+MachineLearning_Exercises_Python_TensorFlow", "github", "Yagami360/MachineLearning_Exercises_Python_TensorFlow",
+         "ca59e212d07daef82cd96816922005fade10690c", "tf1", "no"),
+    Unit("minoring+batch-norm-visualize", "github", "minoring/batch-norm-visualize",
+         "36f77443c66e92cd80aa3b41da11edaebff74560", "tf1", "no"),
+    Unit("MokoSan+BatchNormalizationExperiments", "github", "MokoSan/BatchNormalizationExperiments",
+         "8f5173540d24cb8e3f3917337e7f9cb4d7d674aa", "tf1", "no", notebooks=True),
+    Unit("LuChengTHU+Basic-BatchNormalization", "github", "LuChengTHU/Basic-BatchNormalization",
+         "fb01794ead40f2909ae66a3bb03f4dca9403b651", "tf1", "no"),
+    Unit("Lightmann+BatchNormGD", "github", "Lightmann/BatchNormGD",
+         "22225684cc3525073ca8ecf4712fa4226f39743c", "tf1", "no", notebooks=True),
+    Unit("zhanglang1860+SSGAN-Tensorflow", "github", "zhanglang1860/SSGAN-Tensorflow",
+         "bdaa4d01576eb016fccc92396c6821f510f9c96b", "tf1", "no"),
+    Unit("turtlegood+CycleGAN-TensorFlow", "github", "turtlegood/CycleGAN-TensorFlow",
+         "8e0f60757c74642dcdf178cd2bc8ffdc05641036", "tf1", "no"),
+    Unit("agonzgarc+CycleGAN-TensorFlow", "github", "agonzgarc/CycleGAN-TensorFlow",
+         "3c1dd8936d5753d0748afc66365c37995680c66b", "tf1", "some"),
+    Unit("charlesmaussion+CycleGAN-TensorFlow", "github", "charlesmaussion/CycleGAN-TensorFlow",
+         "ec691cb45465976c3fc837666a4ef1523e754d78", "tf1", "no"),
+    Unit("iwtw+SRGAN-tensorflow", "github", "iwtw/SRGAN-tensorflow",
+         "11cf454ea36ede9f511e5d46119ce5f9cd9d58a0", "tf1", "no"),
+    Unit("ashutoshbsathe+CycleGAN-TensorFlow", "github", "ashutoshbsathe/CycleGAN-TensorFlow",
+         "57ad18683bd19e253689a69810cce8e781f231fe", "tf1", "no"),
+    Unit("sevenHsu+ResNet-TensorFlow", "github", "sevenHsu/ResNet-TensorFlow",
+         "81dd3d789501a4f3dfd597f5f80b6150dcc4b3a7", "tf1", "no"),
+    Unit("LuXu1113+resnet-tensorflow", "github", "LuXu1113/resnet-tensorflow",
+         "112c1933d89188197a9a51fa8a86e667a17a933a", "tf1", "no"),
+    Unit("zhulf0804+ResNet-Tensorflow", "github", "zhulf0804/ResNet-Tensorflow",
+         "6c136a0b920708a5ba9b3aff9dc04c3d04365eba", "tf1", "no"),
+    Unit("ritchieng+resnet-tensorflow", "github", "ritchieng/resnet-tensorflow",
+         "64d31c9909bdadd011fba20a26ba0dd87789b66e", "tf1", "no"),
+    Unit("wojtekcz+resnet-tensorflow", "github", "wojtekcz/resnet-tensorflow",
+         "214361ed5c7ae3e5cf7884c47d4f246269732843", "tf1", "no", notebooks=True),
+    Unit("liyz15+WideResNet-tensorflow", "github", "liyz15/WideResNet-tensorflow",
+         "4bc8024ecc2ec17181b2f482b12e225fdd3de63e", "tf1", "no"),
+    Unit("xiangwenliu+Resnet-tensorflow", "github", "xiangwenliu/Resnet-tensorflow",
+         "146c46384e156c9b918b923980299ceae3e83fac", "tf1", "no"),
+    Unit("uptownfunkmars+Unet-tensorflow", "github", "uptownfunkmars/Unet-tensorflow",
+         "0353d20ab61317d82a88019e706427e32744303a", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4031,7 +4073,7 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
 # UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56, UNITS[1930:1948] in
-# round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59 and UNITS[1966:] in round 60; ROUND5 ... ROUND60
+# round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59, UNITS[1966:1992] in round 60 and UNITS[1992:] in round 61; ROUND5 ... ROUND61
 # select a round's units for a measurement on them alone (heldout.py --units round5 ... round60).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
@@ -4088,4 +4130,5 @@ ROUND56 = frozenset(unit.name for unit in UNITS[1912:1930])
 ROUND57 = frozenset(unit.name for unit in UNITS[1930:1948])
 ROUND58 = frozenset(unit.name for unit in UNITS[1948:1957])
 ROUND59 = frozenset(unit.name for unit in UNITS[1957:1966])
-ROUND60 = frozenset(unit.name for unit in UNITS[1966:])
+ROUND60 = frozenset(unit.name for unit in UNITS[1966:1992])
+ROUND61 = frozenset(unit.name for unit in UNITS[1992:])
