@@ -4074,7 +4074,7 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
 # UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56, UNITS[1930:1948] in
 # round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59, UNITS[1966:1992] in round 60 and UNITS[1992:] in round 61; ROUND5 ... ROUND61
-# select a round's units for a measurement on them alone (heldout.py --units round5 ... round60).
+# select a round's units for a measurement on them alone (heldout.py --units round5 ... round61).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
