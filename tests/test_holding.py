@@ -50,3 +50,8 @@ def _held(source):
 ])
 def test_holding_assignment(source, expected):
     assert _held(source) == expected
+
+
+def test_an_assignment_earlier_on_the_same_line_is_left_unknown():
+    assert _held("x = 1\nx = 2; probe(x)\n") == [None]
+    assert _held("x = 1\ny = 2; probe(x)\n") == ["1"]

@@ -34,15 +34,18 @@ def holding_assignment(name: str, path: Sequence[cst.CSTNode]) -> Optional[Tuple
                 parent, (cst.With, cst.ExceptHandler)) and name in _header_names(parent) or isinstance(
                 parent, cst.Try) and node is not parent.body and _touches(parent, name):
             return None
+        if isinstance(parent, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and any(
+                _touches(cst.SimpleStatementLine([small]), name) for small in parent.body[:_index(parent.body, node)]):
+            return None  # ``loss = f(); opt.minimize(loss)``: rare, left unknown
         if isinstance(parent, (cst.Module, cst.IndentedBlock)):
-            statements = parent.body
-            index = next((i for i, s in enumerate(statements) if s is node), None)
-            if index is None:
-                return None
-            found = _last(statements[:index], name, list(path[:depth]))
+            found = _last(parent.body[:_index(parent.body, node)], name, list(path[:depth]))
             if found is not None:
                 return None if found is _UNKNOWN else found
     return None
+
+
+def _index(items, item) -> int:
+    return next((i for i, s in enumerate(items) if s is item), 0)
 
 
 def _last(statements, name: str, path: List[cst.CSTNode]):
