@@ -16,9 +16,8 @@ from typing import List, Optional, Sequence, Tuple
 import libcst as cst
 
 from .loops import bound_names
-from .syntax import bindings_in, code_children
+from .syntax import MUTATORS, bindings_in, code_children
 
-FILLERS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _UNKNOWN = object()  # the search stops without an answer
 
@@ -75,12 +74,12 @@ def _touches(node: cst.CSTNode, name: str) -> bool:
 
 
 def _fills(node: cst.CSTNode, name: str) -> bool:
-    """``name.append(...)`` and the like, or ``name[i] = ...``, somewhere in ``node``."""
+    """``name.append(...)`` or another in-place change of a container, or ``name[i] = ...``, in ``node``."""
     stack = [node]
     while stack:
         current = stack.pop()
         kind = type(current)
-        if kind is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in FILLERS \
+        if kind is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in MUTATORS \
                 and type(current.func.value) is cst.Name and current.func.value.value == name:
             return True
         if kind is cst.AssignTarget and type(current.target) is cst.Subscript and type(

@@ -12,6 +12,9 @@ from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 import libcst as cst
 
 JUMPS = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+# Methods of Python's lists, dicts, sets and deques that change the container in place.
+MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "pop", "remove", "clear", "discard",
+                      "setdefault", "popitem", "appendleft", "extendleft", "popleft"})
 # Whitespace, comments, punctuation and literals: no code inside.
 _TRIVIA = (cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.EmptyLine, cst.Newline, cst.Comment,
            cst.Comma, cst.Dot, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.LeftParen, cst.RightParen,

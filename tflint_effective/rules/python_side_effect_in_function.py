@@ -37,10 +37,9 @@ generators (``np.random.default_rng``) and seeding are not reported.
 import libcst as cst
 
 from ..analysis.loops import is_builtin
+from ..analysis.syntax import MUTATORS
 from ..rule import INFO, WARNING, Rule, per_mode
 
-MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "pop", "remove", "clear", "discard",
-                      "setdefault", "popitem", "appendleft", "extendleft", "popleft"})
 CONTAINERS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
 NOT_DRAWS = frozenset({"seed", "default_rng", "get_state", "set_state", "getstate", "setstate"})
 STATE = "keep the state in a `tf.Variable` (or a `tf.TensorArray` returned by the function)"
