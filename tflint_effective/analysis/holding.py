@@ -33,8 +33,8 @@ def holding_assignment(name: str, path: Sequence[cst.CSTNode]) -> Optional[Tuple
                 parent, (cst.With, cst.ExceptHandler)) and name in _header_names(parent) or isinstance(
                 parent, cst.Try) and node is not parent.body and _touches(parent, name):
             return None
-        if isinstance(parent, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and any(
-                _touches(cst.SimpleStatementLine([small]), name) for small in parent.body[:_index(parent.body, node)]):
+        if isinstance(parent, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) and _last_small(
+                parent, parent.body[:_index(parent.body, node)], name) is not None:
             return None  # ``loss = f(); opt.minimize(loss)``: rare, left unknown
         if isinstance(parent, (cst.Module, cst.IndentedBlock)):
             found = _last(parent.body[:_index(parent.body, node)], name, list(path[:depth]))
@@ -59,14 +59,19 @@ def _last(statements, name: str, path: List[cst.CSTNode]):
                 return _UNKNOWN
             continue
         if type(statement) is cst.SimpleStatementLine:  # the last small statement touching it decides
-            bound = {id(node) for n, node in bindings_in([statement]) if n == name}
-            for small in reversed(statement.body):
-                if id(small) in bound or _fills(small, name):
-                    return (small, path + [statement]) if type(small) is cst.Assign and not _fills(
-                        small, name) else _UNKNOWN
+            small = _last_small(statement, statement.body, name)
+            if small is not None:
+                return (small, path + [statement]) if type(small) is cst.Assign and not _fills(
+                    small, name) else _UNKNOWN
         elif _touches(statement, name):
             return _UNKNOWN
     return None
+
+
+def _last_small(line, smalls, name: str):
+    """The last of ``smalls`` (small statements of ``line``) that binds or fills ``name``, or None."""
+    bound = {id(node) for n, node in bindings_in([line]) if n == name}
+    return next((small for small in reversed(smalls) if id(small) in bound or _fills(small, name)), None)
 
 
 def _touches(node: cst.CSTNode, name: str) -> bool:
