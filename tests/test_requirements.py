@@ -47,6 +47,10 @@ def test_specifiers(spec, expected):
     ("tensorflow >= 1.10.0, < 2.0.0\n", ((1, 10), (2,))),
     ("- pip:\n  - https://storage.googleapis.com/tensorflow/linux/gpu/tensorflow_gpu-1.0.1-cp35-cp35m-linux_x86_64.whl"
      "; 'linux' in sys_platform\n", ((1, 0, 1), (1, 0, 2))),
+    # a Dockerfile's base image or pip install
+    ("FROM tensorflow/tensorflow:1.8.0-gpu-py3\nRUN pip install keras==2.1\n", ((1, 8), (1, 8, 1))),
+    ("FROM nvidia/cuda:9.0-cudnn7-runtime\nRUN pip install tensorflow-gpu==1.12.0 scipy\n", ((1, 12), (1, 12, 1))),
+    ("FROM tensorflow/tensorflow:latest-gpu\n", None),
     # an upper bound only when every mention has one
     ("tensorflow>=2.0\ntensorflow-gpu==1.3\n", ((1, 3), None)),
     # no version, other packages, code
@@ -63,7 +67,10 @@ def test_the_closest_directory_that_declares_a_version_wins(tmp_path):
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "environment.yml").write_text("dependencies:\n  - tensorflow=1.0\n")
     (tmp_path / "other" / "requirements-gpu.txt").write_text("tensorflow-gpu>=1.2,<2\n")
+    (tmp_path / "docker").mkdir()
+    (tmp_path / "docker" / "Dockerfile").write_text("FROM tensorflow/tensorflow:1.15.5-gpu\n")
     declared = Declared()
+    assert declared.at(str(tmp_path / "docker")) == ((1, 15, 5), (1, 15, 6))
     assert declared.at(str(tmp_path / "sub" / "inner")) == ((1, 3), (1, 4))  # setup.py names no version
     assert declared.at(str(tmp_path / "other")) == ((1,), (2,))
     (tmp_path / "requirements.txt").write_text("tensorflow>=2.4\n")

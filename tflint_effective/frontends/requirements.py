@@ -5,7 +5,8 @@ code capped below TF 2 never meets TF2's TypeErrors) ask for this range.  It com
 ``tensorflow-version`` key (``">=1.4,<2"``), else from the closest directory at or above a file
 whose requirement files name ``tensorflow`` (or ``tensorflow-gpu`` / ``-cpu``) with a version:
 ``requirements*.txt``, ``setup.py``, ``setup.cfg``, ``pyproject.toml``, ``Pipfile``,
-``environment.yml``.  Files are read as text, never run.  A range is ``(oldest, below)``:
+``environment.yml``, ``Dockerfile`` (also its base image, ``FROM tensorflow/tensorflow:1.8.0-gpu``).
+Files are read as text, never run.  A range is ``(oldest, below)``:
 the oldest version supported and the first one not supported, each a tuple of ints without
 trailing zeros (``2.0`` is ``(2,)``) or None.  ``==1.4`` is read as ``1.4.*``: coarse, enough
 for the rules' questions.
@@ -22,7 +23,7 @@ from .discovery import closest
 Version = Tuple[int, ...]
 Range = Tuple[Optional[Version], Optional[Version]]
 
-FILES = ("setup.py", "setup.cfg", "pyproject.toml", "Pipfile", "environment.yml", "environment.yaml")
+FILES = ("setup.py", "setup.cfg", "pyproject.toml", "Pipfile", "environment.yml", "environment.yaml", "Dockerfile")
 MAX_BYTES = 1_000_000  # larger "requirement files" are not what they seem: not read
 # ``tensorflow-gpu==1.4``, ``"tensorflow>=1.10,<2.0"``, ``tensorflow = "^1.15"``, conda's ``tensorflow=1.0``
 MENTION = re.compile(r"""(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?(?![\w.-])\s*(?:\[[^\]\n]*\])?
@@ -30,6 +31,8 @@ MENTION = re.compile(r"""(?<![\w.-])tensorflow(?:[-_](?:gpu|cpu))?(?![\w.-])\s*(
                      re.IGNORECASE | re.VERBOSE)
 # a wheel named by URL or path: ``.../tensorflow_gpu-1.0.1-cp35-cp35m-linux_x86_64.whl``
 WHEEL = re.compile(r"(?<![\w.-])tensorflow(?:_gpu|_cpu)?-(\d+(?:\.\d+)+)-\S*?\.whl\b", re.IGNORECASE)
+# a Docker image of one release: ``FROM tensorflow/tensorflow:1.8.0-gpu-py3``
+IMAGE = re.compile(r"(?<![\w.-])tensorflow/tensorflow:(\d+(?:\.\d+)+)(?![\d.])", re.IGNORECASE)
 CLAUSE = re.compile(r"([<>=!~^]{1,3})\s*v?(\d+(?:\.\d+)*)(\.\*)?")
 
 
@@ -94,7 +97,7 @@ def widest(ranges: Iterable[Range]) -> Optional[Range]:
 
 def in_text(text: str) -> Optional[Range]:
     specs = [match.group("spec") for match in MENTION.finditer(text)]
-    specs += ["==" + match.group(1) for match in WHEEL.finditer(text)]
+    specs += ["==" + match.group(1) for pattern in (WHEEL, IMAGE) for match in pattern.finditer(text)]
     return widest(filter(None, map(parse, specs)))
 
 
