@@ -4,7 +4,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from tflint_effective.analysis.tf_api import TF1_ONLY
+from tflint_effective.analysis.tf_api import TF1_ONLY, TF1_ONLY_KEYWORDS
 from tflint_effective.engine.analyse import analyse
 from tflint_effective.levels import MODES
 from tflint_effective.rule import Rule
@@ -112,6 +112,12 @@ MODE_CASES = [
     (TF + "y = tf.squared_difference(a, b) * tf.rsqrt(v)\nprobe(1)\n", ["G"]),
     (TF + "y = tf.math.squared_difference(a, b) * tf.math.rsqrt(v)\nprobe(1)\n", ["E"]),
     (TF + "opt = tf.train.AdamOptimizer(0.1)\nprobe(1)\n", ["G"]),
+    # a keyword only TF 1.x's signature takes is TF 1.x code; the same call through compat.v1 marks nothing
+    (TF + "def f(x):\n    return tf.nn.softmax(x, dim=1)\nprobe(1)\n", ["G"]),
+    (TF + "y = tf.nn.conv2d(x, filter=w, strides=[1, 1, 1, 1], padding='SAME')\nprobe(1)\n", ["G"]),
+    (TF + "y = tf.nn.conv2d(x, filters=w, strides=[1, 1, 1, 1], padding='SAME')\nprobe(1)\n", ["E"]),
+    (TF + "y = tf.nn.softmax(x, axis=1)\nprobe(1)\n", ["E"]),
+    (TF + "def f(x):\n    return tf.compat.v1.nn.softmax(x, dim=1)\nprobe(1)\n", ["E"]),
     # TF2 names that share a prefix with TF1 ones stay eager
     (TF + "ckpt = tf.train.Checkpoint()\nprobe(tf.math.log(x))\n", ["E"]),
     (TF + "tf.compat.v1.logging.set_verbosity(0)\nprobe(1)\n", ["E"]),
@@ -494,3 +500,15 @@ def test_tf1_only_names_are_in_tf1s_root_and_not_in_tf2s(tf):
         return module is not None
 
     assert sorted(p for p in TF1_ONLY if not has(tf.compat.v1, p) or has(tf, p)) == []
+
+
+def test_tf1_only_keywords_are_in_tf1s_signature_and_not_in_tf2s(tf):
+    import inspect
+
+    def keywords(module, path):
+        for part in path.split("."):
+            module = getattr(module, part)
+        return set(inspect.signature(module).parameters)
+
+    assert sorted((path, keyword) for path, names in TF1_ONLY_KEYWORDS.items() for keyword in names
+                  if keyword not in keywords(tf.compat.v1, path) or keyword in keywords(tf, path)) == []

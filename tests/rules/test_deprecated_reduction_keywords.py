@@ -127,7 +127,8 @@ def test_moments_keep_dims_is_reported_without_a_fix(call, column):
 
 @pytest.mark.parametrize("tf1_call", ["sess = tf.Session()\n", "x = tf.placeholder(tf.float32)\n",
                                       "with tf.variable_scope('bn'):\n    pass\n", "tf.enable_eager_execution()\n",
-                                      "y = tf.squared_difference(a, b)\n"])
+                                      "y = tf.squared_difference(a, b)\n",
+                                      "y = tf.nn.conv2d(x, filter=w, strides=[1, 1, 1, 1], padding='SAME')\n"])
 def test_moments_keep_dims_in_tf1_code_is_info(tf1_call):
     from tflint_effective.engine.lint import lint_source
 
@@ -162,6 +163,10 @@ def test_keep_dims_beside_axis_in_tf1_code_is_info():
 
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\ny = tf.reduce_sum(x, reduction_indices=[1])\n",  # nothing says TF 1.x
+    "import tensorflow as tf\ny = tf.reduce_sum(x, reduction_indices=[1])\nz = tf.nn.softmax(y, axis=1)\n",
+    "import tensorflow as tf\ny = tf.reduce_sum(x, reduction_indices=[1])\nz = tf.compat.v1.nn.softmax(y, dim=1)\n",
+    # the keywords other rules report are no evidence against their findings
+    "import tensorflow as tf\ny = tf.reduce_sum(x, reduction_indices=[1])\nz = tf.nn.dropout(y, keep_prob=1)\n",
     "import tensorflow as tf\nx = tf.placeholder(tf.float32)\ny = tf.reduce_sum(x, axis=1, reduction_indices=1)\n",
     "import tensorflow.compat.v1 as tf1\nimport tensorflow as tf\nx = tf1.placeholder(tf.float32)\n"
     "y = tf.reduce_sum(x, keep_dims=True)\n",  # TF2 code that uses a v1 name: not written for TF 1.x

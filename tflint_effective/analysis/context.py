@@ -39,6 +39,7 @@ class Settings:
     # the TensorFlow versions the project supports: (oldest, first unsupported), each a tuple of
     # ints or None (frontends.requirements)
     tensorflow_versions: Optional[Tuple[Optional[Tuple[int, ...]], Optional[Tuple[int, ...]]]] = None
+    tf1_directory: bool = False  # the file's directory holds TF 1.x code (frontends.tf1_directories)
 
 
 class Context:

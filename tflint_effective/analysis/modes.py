@@ -22,7 +22,8 @@ Then signals, innermost scope first:
    an ``if not tf.executing_eagerly(): raise/return`` guard (not G, so E); both: no verdict;
 4. the same signals gathered over the methods of the function's class;
 5. the module: G on a TF1 signal at module level or spelled at the root anywhere
-   (``tf.Session`` is TF 1.x code), on ``disable_eager_execution``, on
+   (``tf.Session``, or a keyword only TF 1.x takes, ``tf.nn.softmax(x, dim=1)``, is TF 1.x
+   code), on ``disable_eager_execution``, on
    ``import tensorflow.compat.v1 as tf`` or on RLlib's ``tf = try_import_tf()`` (which
    disables v2 behaviour; its tuple form gives no signal), unless eager execution is
    enabled; else E.
@@ -43,9 +44,8 @@ import libcst as cst
 from .names import COMPREHENSIONS
 from .syntax import JUMPS, bindings_in, call_arg, dotted
 from .tf_api import (DATASET_TRACERS, EAGER_SIGNALS, FUNCTION_WRAPPERS, GRAPH_APIS, KERAS_TRACED_METHODS,
-                     MODULE_WIDE_GRAPH,
-                     TAPES, TF1_ONLY, TF1_ONLY_PREFIXES, TF2_ONLY, TF_IMPORTERS, TRACED_KEYWORDS, TRACERS, TFName,
-                     tf_name)
+                     MODULE_WIDE_GRAPH, TAPES, TF1_ONLY, TF1_ONLY_KEYWORDS, TF1_ONLY_PREFIXES, TF2_ONLY, TF_IMPORTERS,
+                     TRACED_KEYWORDS, TRACERS, TFName, tf_name)
 
 GRAPH, EAGER, TF2 = "graph", "eager", "tf2"  # signals a scope can show
 SESSION_CLASSES = ("Session", "InteractiveSession")
@@ -54,11 +54,15 @@ SESSION_CLASSES = ("Session", "InteractiveSession")
 TF1_NAME = "tf1 name"
 
 
-def _is_graph_signal(name: TFName) -> bool:
+def _is_graph_signal(name: TFName, call: Optional[cst.Call] = None) -> bool:
+    """A graph API, or a TF 1.x-only name or keyword (``tf.nn.softmax(x, dim=1)``) at the root."""
     if name.path in GRAPH_APIS:
         return True
     return name.compat is None and (name.path in TF1_ONLY or name.path.startswith(TF1_ONLY_PREFIXES)
-                                    or name.path.startswith("train.") and name.path.endswith("Optimizer"))
+                                    or name.path.startswith("train.") and name.path.endswith("Optimizer")
+                                    or call is not None and name.path in TF1_ONLY_KEYWORDS and any(
+                                        arg.keyword and arg.keyword.value in TF1_ONLY_KEYWORDS[name.path]
+                                        for arg in call.args))
 
 
 def _autograph_mode(call: cst.Call) -> str:
@@ -188,13 +192,13 @@ class Modes:
             self.signals.setdefault(self.context.module, set()).add(signal)
         return scope.parent is None
 
-    def _note_name(self, name: Optional[TFName]) -> None:
+    def _note_name(self, name: Optional[TFName], call: Optional[cst.Call] = None) -> None:
         if name is None:
             return
         if name.path in EAGER_SIGNALS:
             self.eager_signal = True
             self.tf1_api = self.tf1_api or name.compat is None  # TF 2's root has no such switch
-        elif _is_graph_signal(name):
+        elif _is_graph_signal(name, call):
             # A TF 1.x-only name at the root means TF1 code everywhere in the module; the same
             # API through ``compat.v1`` in TF2 code is kept for compatibility: its function only.
             tf1 = name.compat is None or name.path in MODULE_WIDE_GRAPH
@@ -249,7 +253,7 @@ class Modes:
         self._record_call(node)
         name = self.context.tf_call(node)
         if not self._configures_devices(node, name):
-            self._note_name(name)
+            self._note_name(name, node)
         explicit = False
         if name is not None and name.path in TRACERS:
             mode = _autograph_mode(node) if name.path == "function" else TRACERS[name.path]

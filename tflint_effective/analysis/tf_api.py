@@ -191,6 +191,69 @@ TF1_ONLY = {
     "summary.merge_all",
 }
 TF1_ONLY_PREFIXES = ("layers.", "contrib.", "nn.rnn_cell.")
+# Keywords that only TF 1.x's signature of a function accepts (TF 2's raises a TypeError): a root call passing
+# one was written for TF 1.x, as one spelling a ``TF1_ONLY`` name was.  ``paths: keywords`` per line, taken from
+# the signatures of TensorFlow 2.21's ``tf.compat.v1`` and ``tf`` (a test checks them against the installed
+# TensorFlow), without ``name`` and the keywords rules report, whose finding is no evidence against itself
+# (TFE102's ``keep_dims`` and ``reduction_indices``, TFE703's ``colocate_gradients_with_ops``, TFE901's ``keep_prob``).
+TF1_ONLY_KEYWORDS = {path: frozenset(keywords.split()) for line in """
+    argmax argmin math.argmax math.argmin: dimension
+    assert_equal assert_greater assert_less debugging.assert_equal debugging.assert_greater: data
+    debugging.assert_greater_equal debugging.assert_less debugging.assert_less_equal debugging.assert_near: data
+    debugging.assert_negative debugging.assert_non_negative debugging.assert_non_positive: data
+    debugging.assert_none_equal debugging.assert_positive: data
+    assert_rank debugging.assert_rank debugging.assert_rank_at_least debugging.assert_rank_in: data summarize
+    autograph.to_code: arg_types arg_values indentation
+    autograph.to_graph: arg_types arg_values
+    batch_to_space nn.space_to_batch space_to_batch: block_size
+    cond: fn1 fn2 strict
+    constant: verify_shape
+    convert_to_tensor: preferred_dtype
+    debugging.assert_all_finite: msg t
+    device: device_name_or_function
+    expand_dims math.log_softmax math.softmax nn.log_softmax nn.softmax: dim
+    nn.softmax_cross_entropy_with_logits: dim
+    image.crop_and_resize: box_ind
+    image.extract_glimpse: uniform_noise
+    image.resize: align_corners
+    image.sample_distorted_bounding_box: seed2
+    io.decode_raw: bytes
+    math.count_nonzero: input_tensor
+    nn.avg_pool nn.avg_pool2d nn.max_pool: value
+    nn.batch_norm_with_global_normalization: m t v
+    nn.conv1d: use_cudnn_on_gpu value
+    nn.conv2d: filter use_cudnn_on_gpu
+    nn.conv2d_transpose nn.conv3d_transpose: filter value
+    nn.conv3d: filter
+    nn.convolution: dilation_rate filter
+    nn.ctc_beam_search_decoder: merge_repeated
+    nn.ctc_loss: ctc_merge_repeated inputs preprocess_collapse_repeated sequence_length time_major
+    nn.depthwise_conv2d nn.separable_conv2d: rate
+    nn.dilation2d: filter rates
+    nn.embedding_lookup: partition_strategy validate_indices
+    nn.embedding_lookup_sparse nn.nce_loss nn.safe_embedding_lookup_sparse: partition_strategy
+    nn.sampled_softmax_loss: partition_strategy
+    nn.erosion2d: kernel rates
+    nn.fractional_avg_pool nn.fractional_max_pool: deterministic seed2
+    nn.max_pool_with_argmax: Targmax
+    nn.pool: dilation_rate
+    nn.weighted_cross_entropy_with_logits: targets
+    ones_like zeros_like: optimize tensor
+    reverse_sequence: batch_dim seq_dim
+    saved_model.load: import_scope sess
+    sparse.add: thresh
+    sparse.concat: concat_dim expand_nonconcat_dim
+    sparse.split: keyword_required split_dim
+    squeeze: squeeze_dims
+    strings.split: result_type source
+    strings.to_hash_bucket strings.to_number: string_tensor
+    summary.audio summary.image summary.scalar: collections family tensor
+    summary.histogram: collections family values
+    summary.text: collections tensor
+    test.assert_equal_graph_def: checkpoint_v2 hash_table_shared_name
+    test.compute_gradient: extra_feed_dict init_targets x_init_value x_shape y y_shape
+    while_loop: return_same_structure
+""".strip().splitlines() for paths, keywords in [line.split(":")] for path in paths.split()}
 EAGER_SIGNALS = {"enable_eager_execution", "enable_v2_behavior", "contrib.eager.enable_eager_execution"}
 MODULE_WIDE_GRAPH = {"disable_eager_execution", "disable_v2_behavior"}  # whatever the spelling
 

@@ -79,9 +79,10 @@ def apply_fixes(module: cst.Module, fixes: Sequence[Fix]) -> Tuple[cst.Module, i
 def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
                unsafe_fixes: bool = False, noqa: bool = True, accept=None, *,
                prefilter: bool = True, tensorflow_modules: Sequence[str] = (),
-               function_decorators: Sequence[str] = (), tensorflow_versions=None) -> FixResult:
+               function_decorators: Sequence[str] = (), tensorflow_versions=None,
+               tf1_directory: bool = False) -> FixResult:
     settings = Settings(tuple(tensorflow_modules), tuple(function_decorators),
-                        tensorflow_versions=tensorflow_versions)
+                        tensorflow_versions=tensorflow_versions, tf1_directory=tf1_directory)
     return on_deep_stack(_fix_source, source, path, select, ignore, unsafe_fixes, noqa, accept,
                          prefilter, settings)
 
@@ -109,7 +110,7 @@ def _fix_source(source, path, select, ignore, unsafe_fixes, noqa, accept, prefil
         return FixResult(source, 0, 0, lint_document(
             source, path, select, ignore, noqa=noqa, prefilter=False, tensorflow_modules=settings.tensorflow_modules,
             function_decorators=settings.function_decorators,
-            tensorflow_versions=settings.tensorflow_versions).diagnostics)
+            tensorflow_versions=settings.tensorflow_versions, tf1_directory=settings.tf1_directory).diagnostics)
     tail = _dropped_tail(source, module, path)
     passes = 0
     while True:

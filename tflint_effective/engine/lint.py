@@ -20,7 +20,7 @@ from .prefilter import can_skip
 
 def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,
                   prefilter: bool = True, tensorflow_modules: Sequence[str] = (),
-                  function_decorators: Sequence[str] = (), tensorflow_versions=None,
+                  function_decorators: Sequence[str] = (), tensorflow_versions=None, tf1_directory: bool = False,
                   tree: Optional[ast.Module] = None, severity: str = INFO) -> Analysis:
     """Lint source text with the rules ``select`` and ``ignore`` leave (flake8's prefix rule);
     call it on a deep stack (``parse.on_deep_stack``).
@@ -29,13 +29,14 @@ def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: boo
     ``prefilter``: valid Python that imports neither TensorFlow nor Keras is not analysed; ``tree``
     is CPython's tree of ``source`` when the caller has one (flake8).  ``severity``: the
     minimum severity kept (a TFE000 is always kept).  ``tensorflow_versions``: the range of
-    TensorFlow versions the project supports (``frontends.requirements``), if known.
+    TensorFlow versions the project supports (``frontends.requirements``), if known;
+    ``tf1_directory``: whether the file's directory holds TF 1.x code (``frontends.tf1_directories``).
     """
     if prefilter and can_skip(source, tensorflow_modules, tree=tree):
         return Analysis()
     try:
         settings = dict(tensorflow_modules=tuple(tensorflow_modules), function_decorators=tuple(function_decorators),
-                        tensorflow_versions=tensorflow_versions)
+                        tensorflow_versions=tensorflow_versions, tf1_directory=tf1_directory)
         return _lint(source, path, select, ignore, noqa, settings, severity)
     except threads.OverBudget:
         reason = f"the analysis used more than {threads.CPU_BUDGET:g} s of CPU time (please report it)"
@@ -121,19 +122,21 @@ def _at_original_positions(analysis: Analysis, translation, note: str) -> Analys
 def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
                 noqa: bool = True, *, prefilter: bool = True,
                 tensorflow_modules: Sequence[str] = (), function_decorators: Sequence[str] = (),
-                tensorflow_versions=None) -> List[Diagnostic]:
+                tensorflow_versions=None, tf1_directory: bool = False) -> List[Diagnostic]:
     """Lint Python source text; a parse failure is one TFE000 diagnostic.
 
     ``prefilter``: valid Python that imports neither TensorFlow nor Keras is not analysed (see
     ``prefilter.py``); ``tensorflow_modules`` are modules that re-export TensorFlow;
     ``function_decorators`` are a project's wrappers that stand for ``tf.function``;
-    ``tensorflow_versions`` the (oldest, first unsupported) TensorFlow versions, if known.
+    ``tensorflow_versions`` the (oldest, first unsupported) TensorFlow versions, if known;
+    ``tf1_directory`` whether the file's directory holds TF 1.x code.
     """
     from .threads import on_deep_stack
 
     return on_deep_stack(diagnostics_of, source, path, select, ignore, noqa=noqa,
                          prefilter=prefilter, tensorflow_modules=tensorflow_modules,
-                         function_decorators=function_decorators, tensorflow_versions=tensorflow_versions)
+                         function_decorators=function_decorators, tensorflow_versions=tensorflow_versions,
+                         tf1_directory=tf1_directory)
 
 
 def diagnostics_of(*args, **kwargs) -> List[Diagnostic]:

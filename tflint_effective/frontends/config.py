@@ -34,6 +34,7 @@ from typing import Dict, List, Optional, Tuple
 from .discovery import closest, glob_matches
 from .files import DEFAULT_MAX_FILE_SIZE
 from .requirements import Declared, Range, parse
+from .tf1_directories import TF1Directories
 from ..levels import SEVERITY_RANK
 
 NAME = "tflint-effective"
@@ -62,6 +63,7 @@ class Config:
     function_decorators: Tuple[str, ...] = ()  # a project's wrappers that stand for tf.function
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; 0: no limit
     tensorflow_versions: Optional[Range] = None  # (oldest, first unsupported); None: not declared
+    tf1_directory: bool = False  # the directory holds TF 1.x code (tf1_directories), found per directory
     path: Optional[Path] = None  # the file it was read from
     exclude_root: Optional[str] = None  # where ``exclude`` globs start, if not at ``root``
 
@@ -286,6 +288,7 @@ class Resolver:
         self.cwd = cwd or os.getcwd()
         self._found: Dict[str, Optional[Config]] = {}  # directory -> closest configuration, unmodified
         self._declared = Declared()
+        self._tf1_directories = TF1Directories()
 
     def __repr__(self) -> str:  # stable: part of the cache's settings
         found = sorted((d, repr(c)) for d, c in self._found.items())
@@ -306,7 +309,7 @@ class Resolver:
         if config.tensorflow_versions is None:
             declared = self._declared.at(directory)
             config = config if declared is None else dataclasses.replace(config, tensorflow_versions=declared)
-        return config
+        return dataclasses.replace(config, tf1_directory=self._tf1_directories.at(directory))
 
     def _closest(self, directory: str) -> Config:
         return closest(directory, _in_directory, self._found) or Config()

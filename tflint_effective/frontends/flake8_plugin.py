@@ -64,6 +64,7 @@ class Plugin:
     function_decorators: tuple = ()
     tensorflow_versions = None  # None: what the requirement files declare (``declared``)
     declared = None
+    tf1_directories = None
     severity = "warning"
 
     use_cache = True
@@ -92,6 +93,7 @@ class Plugin:
     def parse_options(cls, options) -> None:
         from .config import ConfigError, module_names, versions
         from .requirements import Declared
+        from .tf1_directories import TF1Directories
 
         try:
             cls.tensorflow_modules = module_names(list(options.tfe_tensorflow_modules),
@@ -103,6 +105,7 @@ class Plugin:
         except ConfigError as error:
             raise SystemExit(f"flake8: {error}") from None
         cls.declared = Declared()
+        cls.tf1_directories = TF1Directories()
         cls.severity = options.tfe_severity
         cls.use_cache = not options.tfe_no_cache
 
@@ -117,21 +120,22 @@ class Plugin:
             return
         cache = _cache() if self.use_cache else None
         key = found = None
-        versions = self.tensorflow_versions
+        versions, directory = self.tensorflow_versions, os.path.dirname(os.path.abspath(self.filename))
         if versions is None and self.declared is not None:
-            versions = self.declared.at(os.path.dirname(os.path.abspath(self.filename)))
+            versions = self.declared.at(directory)
+        tf1 = self.tf1_directories is not None and self.tf1_directories.at(directory)
         if cache is not None:
-            settings = repr(("flake8", modules, self.function_decorators, versions, self.severity))
+            settings = repr(("flake8", modules, self.function_decorators, versions, tf1, self.severity))
             key = cache.key(self.source.encode("utf-8", "surrogatepass"), settings)
             found = cache.load(key, self.filename)
         if found is None:
-            found = self._lint(versions)
+            found = self._lint(versions, tf1)
             if cache is not None:
                 cache.store(key, found, self.filename)
         for f in found.findings:
             yield f.line, f.column - 1, f"{f.code} {f.message}", type(self)
 
-    def _lint(self, versions):
+    def _lint(self, versions, tf1_directory):
         """The diagnostics at or above the minimum severity, as the FileResult a cache entry holds."""
         from .one_file import FileResult
         from .output import Finding
@@ -139,7 +143,7 @@ class Plugin:
         diagnostics = _load_engine()(diagnostics_of, self.source, self.filename, noqa=False, prefilter=False,
                                      tensorflow_modules=self.tensorflow_modules,
                                      function_decorators=self.function_decorators, tensorflow_versions=versions,
-                                     severity=self.severity)
+                                     tf1_directory=tf1_directory, severity=self.severity)
         return FileResult(self.filename, findings=[
             Finding(self.filename, d.line, d.col + 1, d.end_line, d.end_col + 1, d.code, d.message, d.severity)
             for d in diagnostics])

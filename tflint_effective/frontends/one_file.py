@@ -146,7 +146,8 @@ def _lint(name: str, document, options: Options) -> FileResult:
     analysis = lint_document(document.source, name, *config.selection(name),
                              prefilter=options.prefilter, tensorflow_modules=config.tensorflow_modules,
                              function_decorators=config.function_decorators,
-                             tensorflow_versions=config.tensorflow_versions, severity=config.severity)
+                             tensorflow_versions=config.tensorflow_versions, tf1_directory=config.tf1_directory,
+                             severity=config.severity)
     kept, silenced = analysis.diagnostics, analysis.suppressed
     lines = NEWLINE.split(document.source) if kept or silenced else []  # for --show-source
     if analysis.failed and analysis.module is None:
@@ -219,7 +220,7 @@ def fix_file(path: str, options: Options, data: Optional[bytes] = None) -> FileR
                            accept=accept, prefilter=options.prefilter,
                            tensorflow_modules=config.tensorflow_modules,
                            function_decorators=config.function_decorators,
-                           tensorflow_versions=config.tensorflow_versions)
+                           tensorflow_versions=config.tensorflow_versions, tf1_directory=config.tf1_directory)
     except FixError as error:
         result = _lint(name, document, options)
         result.warnings.append(f"{name}: warning: {error}")

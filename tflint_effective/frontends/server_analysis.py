@@ -135,7 +135,8 @@ def fix_all(buffer: Buffer, positions: Positions) -> List[Edit]:
                               accept=lambda d: config.reports(d.severity) and not joined.silences(d),
                               tensorflow_modules=config.tensorflow_modules,
                               function_decorators=config.function_decorators,
-                              tensorflow_versions=config.tensorflow_versions)
+                              tensorflow_versions=config.tensorflow_versions,
+                              tf1_directory=config.tf1_directory)
     except (FixError, ConfigError):
         return []
     return _edits(buffer.text, fixed.source, positions)

@@ -16,9 +16,13 @@ x)``).  Such code targets TF 0.x, where the new names may not exist yet
 Info too in a project whose requirements cap TensorFlow below 2 (the
 ``tensorflow-version`` key, else its requirement files: ``tensorflow>=1.10,<2``):
 there the old names work.  And info in a module written for TF 1.x (``tf.Session``,
-``tf.placeholder``, ``tf.variable_scope``, ... through the root API): such code runs only
+``tf.placeholder``, ``tf.variable_scope``, ... through the root API, or a keyword only TF 1.x
+takes: ``tf.nn.conv2d(x, filter=w, ...)``, ``tf.nn.softmax(x, dim=1)``): such code runs only
 where the old names work, as code through ``tf.compat.v1`` does, and the TF2 API rejects its other
-TF 1.x calls first.  TF 1.x warns about ``keep_dims`` (from 1.5 on), never about
+TF 1.x calls first.  Info as well in a module with no TF2-only name of its own whose directory
+holds TF 1.x code (a helper of a TF 1.x project, ``tflib/ops/layernorm.py``: a sibling module
+spells ``tf.Session``, ``tf.placeholder``, ... and none ``tf.function`` or ``tf.GradientTape``).
+TF 1.x warns about ``keep_dims`` (from 1.5 on), never about
 ``reduction_indices`` (an alias it looks up silently) nor about the ``keep_dims`` of
 ``tf.nn.moments`` / ``weighted_moments`` (``keepdims`` is a late alias there).
 
@@ -89,6 +93,8 @@ class DeprecatedReductionKeywords(Rule):
                    "it still works, like its other TF 1.x calls")
     TF1_SILENT_MESSAGE = ("`{old}=` is TF 1.x's old name for `{new}=`, which it accepts without a warning; only the "
                           "TF2 API rejects it, like this module's other TF 1.x calls")
+    TF1_DIRECTORY_MESSAGE = ("`{old}=` is deprecated, removed in TF2; use `{new}=`: the other modules of this "
+                             "directory are written for TF 1.x, where it still works")
     FALLBACK_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this is the fallback of a `try` that passes "
                         "`{new}=`: kept for TensorFlow versions without it")
 
@@ -115,6 +121,8 @@ class DeprecatedReductionKeywords(Rule):
         # code written for TF 1.x (root ``tf.Session``, ``tf.placeholder``, ...) runs where the old names work, as
         # code through ``tf.compat.v1`` does (settled after the traversal)
         tf1_module = (lambda: False) if v1 else self.context.tf1_api_thunk()
+        tf2 = self.context.tf2_thunk(node)
+        tf1_directory = not v1 and self.context.settings.tf1_directory
         for arg in node.args:
             old = arg.keyword.value if arg.keyword is not None else None
             new = renames.get(old)
@@ -140,7 +148,12 @@ class DeprecatedReductionKeywords(Rule):
                            self.TF1_SILENT_MESSAGE if old == "reduction_indices" else self.TF1_MESSAGE)
             self.report(arg, tf1_message.format(old=old, new=new), fix=fix, severity=INFO,
                         when=lambda tf1=tf1: not removed and tf1())
-            self.report(arg, message, fix=fix, severity=severity, when=lambda tf1=tf1: not removed and not tf1())
+            beside_tf1 = tf1_directory and new not in given
+            late = " (older TF 1.x releases lack it here: check yours)" if name.path in LATE_KEEPDIMS else ""
+            self.report(arg, self.TF1_DIRECTORY_MESSAGE.format(old=old, new=new) + late, fix=fix, severity=INFO,
+                        when=lambda tf1=tf1: not removed and not tf1() and beside_tf1 and not tf2())
+            self.report(arg, message, fix=fix, severity=severity,
+                        when=lambda tf1=tf1: not removed and not tf1() and not (beside_tf1 and not tf2()))
 
     def _in_fallback_for(self, keyword: str) -> bool:
         """In an ``except`` handler of a ``try`` whose body passes ``keyword=``."""
