@@ -4055,6 +4055,52 @@ UNITS = [
          "146c46384e156c9b918b923980299ceae3e83fac", "tf1", "no"),
     Unit("uptownfunkmars+Unet-tensorflow", "github", "uptownfunkmars/Unet-tensorflow",
          "0353d20ab61317d82a88019e706427e32744303a", "tf1", "no"),
+    Unit("wallyliu+TensorFlow-Examples", "github", "wallyliu/TensorFlow-Examples",
+         "4a16105d5ac16658ecf7e58654f7653d79a997e2", "tf1", "some", notebooks=True),
+    Unit("kyccj+TensorFlow-SNNs", "github", "kyccj/TensorFlow-SNNs",
+         "b2f380dc97f74e620af6773cf5d18bf494db0416", "mixed", "some"),
+    Unit("anastazir+tensorflow-image-classification", "github", "anastazir/tensorflow-image-classification",
+         "17bf6fbca0004d3a22dc94b2ac2fe236cfd1b3ee", "tf2", "no"),
+    Unit("aFuerst+tensorflow-simulations", "github", "aFuerst/tensorflow-simulations",
+         "178ff14f0906373c9663f07d63cf14127b4361d0", "mixed", "no", notebooks=True),
+    Unit("bodokaiser+mrtoct-tensorflow", "github", "bodokaiser/mrtoct-tensorflow",
+         "0520556f78d2ba088d5888bd15bfd0aa31af4a95", "mixed", "no", notebooks=True),
+    Unit("Gabriele91+DENN-tensorflow", "github", "Gabriele91/DENN-tensorflow",
+         "b60ff65c72ae5e72b4d703c34f3b5e3027cc0c37", "tf1", "no"),
+    Unit("eastmountyxz+AI-for-TensorFlow", "github", "eastmountyxz/AI-for-TensorFlow",
+         "5e93d14b99157f38321d634c59f5d1f7d3450684", "tf1", "some"),
+    Unit("danielmao2019+Computer-Vision-TensorFlow", "github", "danielmao2019/Computer-Vision-TensorFlow",
+         "a7e1343ccfc7aa1d698679e912629a10f54af396", "tf2", "no"),
+    Unit("ThisIsSoSteve+Project-Tensorflow-Cars", "github", "ThisIsSoSteve/Project-Tensorflow-Cars",
+         "6cdfedceffa56ac0885ce2253dae4549859b2dbf", "tf2", "no"),
+    Unit("happyyuwei+Eidolon-Tensorflow", "github", "happyyuwei/Eidolon-Tensorflow",
+         "7d8dd8bc0a8257efce9d560e78bb9235eb6f995c", "tf2", "no"),
+    Unit("companyakis+from-numpy-to-tensorflow", "github", "companyakis/from-numpy-to-tensorflow",
+         "e0b9af63a9cdc6230f9013b4014480da4ac309ba", "tf2", "no"),
+    Unit("mrphys+tensorflow-mri", "github", "mrphys/tensorflow-mri",
+         "7bda285979c5cdfe5d8a10a1acfe0930c0dfa1bd", "tf2", "no", notebooks=True),
+    Unit("martinsbruveris+tensorflow-image-models", "github", "martinsbruveris/tensorflow-image-models",
+         "d1c3ec16cdf11838894812a002bff612bbdfbc39", "tf2", "no", notebooks=True),
+    Unit("chansoopark98+Tensorflow-Keras-Object-Detection", "github", "chansoopark98/Tensorflow-Keras-Object-Detection",
+         "6fe680276d49a0c05c1b7a72202ed0e6b340e527", "tf2", "no"),
+    Unit("GuodongQi+yolo3_tensorflow", "github", "GuodongQi/yolo3_tensorflow",
+         "397553a34c165ab7ba91d6bf3eb6cd8e971d5f09", "tf1", "no"),
+    Unit("LelandYan+sklearn_tensorflow", "github", "LelandYan/sklearn_tensorflow",
+         "2ea1301b3b5206a42d4451d8e869f6658e63b2c0", "tf1", "no"),
+    Unit("CesarCadena+MAE_TensorFlow", "github", "CesarCadena/MAE_TensorFlow",
+         "1ce4b5828465bb8ea513ea0ae72ba0644ee90293", "mixed", "no", notebooks=True),
+    Unit("drfknoble+tensorflow_projects", "github", "drfknoble/tensorflow_projects",
+         "32d3f7a60a1aa850ec313a853a2d260d3a371c15", "tf1", "no"),
+    Unit("elggem+tensorflow_node", "github", "elggem/tensorflow_node",
+         "8669fcfa058e54673c1348abf197dd1cfc373f68", "mixed", "some"),
+    Unit("adamklec+tic_tac_tensorflow", "github", "adamklec/tic_tac_tensorflow",
+         "d10fce56639d1e3169cbb0c4da325340d24e4799", "tf1", "no"),
+    Unit("chenmich+learn_rnn_tensorflow", "github", "chenmich/learn_rnn_tensorflow",
+         "936afdfa8a8186e63784851d134cfaf4fa935841", "tf1", "no"),
+    Unit("mandoju+genetic_tensorflow", "github", "mandoju/genetic_tensorflow",
+         "c806835351d45b214e0dbf39adeeb98ff0a17246", "tf1", "no"),
+    Unit("Victorswq+tensorflow_recommend_system", "github", "Victorswq/tensorflow_recommend_system",
+         "4be8049ecb3ad349c7966b92f594f89a794d2698", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4073,7 +4119,7 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
 # UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56, UNITS[1930:1948] in
-# round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59, UNITS[1966:1992] in round 60 and UNITS[1992:] in round 61; ROUND5 ... ROUND61
+# round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59, UNITS[1966:1992] in round 60 and UNITS[1992:2013] in round 61 and UNITS[2013:] in round 62; ROUND5 ... ROUND62
 # select a round's units for a measurement on them alone (heldout.py --units round5 ... round61).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
@@ -4131,4 +4177,5 @@ ROUND57 = frozenset(unit.name for unit in UNITS[1930:1948])
 ROUND58 = frozenset(unit.name for unit in UNITS[1948:1957])
 ROUND59 = frozenset(unit.name for unit in UNITS[1957:1966])
 ROUND60 = frozenset(unit.name for unit in UNITS[1966:1992])
-ROUND61 = frozenset(unit.name for unit in UNITS[1992:])
+ROUND61 = frozenset(unit.name for unit in UNITS[1992:2013])
+ROUND62 = frozenset(unit.name for unit in UNITS[2013:])
