@@ -39,7 +39,9 @@ class Settings:
     # the TensorFlow versions the project supports: (oldest, first unsupported), each a tuple of
     # ints or None (frontends.requirements)
     tensorflow_versions: Optional[Tuple[Optional[Tuple[int, ...]], Optional[Tuple[int, ...]]]] = None
-    tf1_directory: bool = False  # the file's directory holds TF 1.x code (frontends.tf1_directories)
+    # modules of the file's directory written for TF 1.x: (file name, a TF 1.x-only name it spells), at most two
+    # (frontends.tf1_directories)
+    tf1_directory: Tuple[Tuple[str, str], ...] = ()
 
 
 class Context:

@@ -80,7 +80,7 @@ def fix_source(source: str, path: str = "<string>", select=None, ignore=None,
                unsafe_fixes: bool = False, noqa: bool = True, accept=None, *,
                prefilter: bool = True, tensorflow_modules: Sequence[str] = (),
                function_decorators: Sequence[str] = (), tensorflow_versions=None,
-               tf1_directory: bool = False) -> FixResult:
+               tf1_directory=()) -> FixResult:
     settings = Settings(tuple(tensorflow_modules), tuple(function_decorators),
                         tensorflow_versions=tensorflow_versions, tf1_directory=tf1_directory)
     return on_deep_stack(_fix_source, source, path, select, ignore, unsafe_fixes, noqa, accept,

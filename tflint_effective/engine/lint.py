@@ -20,7 +20,7 @@ from .prefilter import can_skip
 
 def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: bool = True,
                   prefilter: bool = True, tensorflow_modules: Sequence[str] = (),
-                  function_decorators: Sequence[str] = (), tensorflow_versions=None, tf1_directory: bool = False,
+                  function_decorators: Sequence[str] = (), tensorflow_versions=None, tf1_directory=(),
                   tree: Optional[ast.Module] = None, severity: str = INFO) -> Analysis:
     """Lint source text with the rules ``select`` and ``ignore`` leave (flake8's prefix rule);
     call it on a deep stack (``parse.on_deep_stack``).
@@ -30,7 +30,7 @@ def lint_document(source: str, path: str, select=None, ignore=None, *, noqa: boo
     is CPython's tree of ``source`` when the caller has one (flake8).  ``severity``: the
     minimum severity kept (a TFE000 is always kept).  ``tensorflow_versions``: the range of
     TensorFlow versions the project supports (``frontends.requirements``), if known;
-    ``tf1_directory``: whether the file's directory holds TF 1.x code (``frontends.tf1_directories``).
+    ``tf1_directory``: the modules of the file's directory written for TF 1.x (``frontends.tf1_directories``).
     """
     if prefilter and can_skip(source, tensorflow_modules, tree=tree):
         return Analysis()
@@ -122,14 +122,14 @@ def _at_original_positions(analysis: Analysis, translation, note: str) -> Analys
 def lint_source(source: str, path: str = "<string>", select=None, ignore=None,
                 noqa: bool = True, *, prefilter: bool = True,
                 tensorflow_modules: Sequence[str] = (), function_decorators: Sequence[str] = (),
-                tensorflow_versions=None, tf1_directory: bool = False) -> List[Diagnostic]:
+                tensorflow_versions=None, tf1_directory=()) -> List[Diagnostic]:
     """Lint Python source text; a parse failure is one TFE000 diagnostic.
 
     ``prefilter``: valid Python that imports neither TensorFlow nor Keras is not analysed (see
     ``prefilter.py``); ``tensorflow_modules`` are modules that re-export TensorFlow;
     ``function_decorators`` are a project's wrappers that stand for ``tf.function``;
     ``tensorflow_versions`` the (oldest, first unsupported) TensorFlow versions, if known;
-    ``tf1_directory`` whether the file's directory holds TF 1.x code.
+    ``tf1_directory`` the modules of the file's directory written for TF 1.x.
     """
     from .threads import on_deep_stack
 

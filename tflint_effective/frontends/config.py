@@ -63,7 +63,7 @@ class Config:
     function_decorators: Tuple[str, ...] = ()  # a project's wrappers that stand for tf.function
     max_file_size: int = DEFAULT_MAX_FILE_SIZE  # bytes; 0: no limit
     tensorflow_versions: Optional[Range] = None  # (oldest, first unsupported); None: not declared
-    tf1_directory: bool = False  # the directory holds TF 1.x code (tf1_directories), found per directory
+    tf1_directory: Tuple[Tuple[str, str], ...] = ()  # its modules written for TF 1.x (tf1_directories)
     path: Optional[Path] = None  # the file it was read from
     exclude_root: Optional[str] = None  # where ``exclude`` globs start, if not at ``root``
 

@@ -123,7 +123,7 @@ class Plugin:
         versions, directory = self.tensorflow_versions, os.path.dirname(os.path.abspath(self.filename))
         if versions is None and self.declared is not None:
             versions = self.declared.at(directory)
-        tf1 = self.tf1_directories is not None and self.tf1_directories.at(directory)
+        tf1 = self.tf1_directories.at(directory) if self.tf1_directories is not None else ()
         if cache is not None:
             settings = repr(("flake8", modules, self.function_decorators, versions, tf1, self.severity))
             key = cache.key(self.source.encode("utf-8", "surrogatepass"), settings)

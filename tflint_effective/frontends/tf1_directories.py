@@ -11,56 +11,60 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from ..analysis.tf_api import TAPES, TF2_ONLY, TFName, tf1_only
 
 MAX_FILES = 200
 MAX_BYTES = 1_000_000
 SPELLED = re.compile(r"(?<![\w.])tf\.(\w+(?:\.\w+)*)")  # ``tf.GraphKeys.UPDATE_OPS``: GraphKeys.UPDATE_OPS
+Evidence = Tuple[Tuple[str, str], ...]
 
 
-def versions_spelled(text: str) -> Tuple[bool, bool]:
-    """Whether ``text`` spells a TF 1.x-only name, and a TF2-only one, through ``tf.``."""
-    tf1 = tf2 = False
-    for chain in set(SPELLED.findall(text)):
+def spelled(text: str) -> Tuple[Optional[str], bool]:
+    """The first (in sorted order) TF 1.x-only name ``text`` spells through ``tf.``, if any, and whether it
+    spells a TF2-only one."""
+    tf1, tf2 = None, False
+    for chain in sorted(set(SPELLED.findall(text))):
         parts = chain.split(".")
         for path in (".".join(parts[:end]) for end in range(1, len(parts) + 1)):
-            tf1 = tf1 or tf1_only(TFName(path, None))
+            tf1 = tf1 or (path if tf1_only(TFName(path, None)) else None)
             tf2 = tf2 or path in TF2_ONLY or path in TAPES
     return tf1, tf2
 
 
-def _tf1(directory: str) -> bool:
+def _evidence(directory: str) -> Evidence:
     try:
         names = sorted(name for name in os.listdir(directory) if name.endswith(".py"))[:MAX_FILES]
     except OSError:
-        return False
-    tf1 = False
+        return ()
+    found = []
     for name in names:
         path = os.path.join(directory, name)
         try:
             if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
                 continue
             with open(path, encoding="utf-8", errors="replace") as stream:
-                text = stream.read()
+                tf1, tf2 = spelled(stream.read())
         except OSError:
             continue
-        spelled = versions_spelled(text)
-        if spelled[1]:
-            return False
-        tf1 = tf1 or spelled[0]
-    return tf1
+        if tf2:
+            return ()
+        if tf1 is not None and len(found) < 2:  # two: a file's own evidence does not count for it
+            found.append((name, tf1))
+    return tuple(found)
 
 
 class TF1Directories:
-    """The answer for each directory, remembered."""
+    """The evidence for each directory, remembered."""
 
     def __init__(self):
-        self._found: Dict[str, bool] = {}
+        self._found: Dict[str, Evidence] = {}
 
-    def at(self, directory: str) -> bool:
+    def at(self, directory: str) -> Evidence:
+        """Up to two (module file name, TF 1.x-only name it spells) of ``directory``; none when a module
+        spells a TF2-only name."""
         directory = os.path.abspath(directory)
         if directory not in self._found:
-            self._found[directory] = _tf1(directory)
+            self._found[directory] = _evidence(directory)
         return self._found[directory]

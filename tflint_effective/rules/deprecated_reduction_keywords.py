@@ -39,6 +39,7 @@ exists only from TF 1.5 on: code pinned to TF 1.0-1.4 where neither the
 configuration nor a requirement file says so (a README, a conda file by another
 name) is still offered the fix.
 """
+import os
 import re
 
 import libcst as cst
@@ -93,8 +94,8 @@ class DeprecatedReductionKeywords(Rule):
                    "it still works, like its other TF 1.x calls")
     TF1_SILENT_MESSAGE = ("`{old}=` is TF 1.x's old name for `{new}=`, which it accepts without a warning; only the "
                           "TF2 API rejects it, like this module's other TF 1.x calls")
-    TF1_DIRECTORY_MESSAGE = ("`{old}=` is deprecated, removed in TF2; use `{new}=`: the other modules of this "
-                             "directory are written for TF 1.x, where it still works")
+    TF1_DIRECTORY_MESSAGE = ("`{old}=` is deprecated, removed in TF2; use `{new}=`: this directory's modules are "
+                             "written for TF 1.x (`{module}` spells `tf.{name}`), where it still works")
     FALLBACK_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this is the fallback of a `try` that passes "
                         "`{new}=`: kept for TensorFlow versions without it")
 
@@ -122,7 +123,9 @@ class DeprecatedReductionKeywords(Rule):
         # code through ``tf.compat.v1`` does (settled after the traversal)
         tf1_module = (lambda: False) if v1 else self.context.tf1_api_thunk()
         tf2 = self.context.tf2_thunk(node)
-        tf1_directory = not v1 and self.context.settings.tf1_directory
+        # a module of this directory (not this one) written for TF 1.x, if no module there spells a TF2-only name
+        neighbour = None if v1 else next((pair for pair in self.context.settings.tf1_directory
+                                          if pair[0] != os.path.basename(self.context.path)), None)
         for arg in node.args:
             old = arg.keyword.value if arg.keyword is not None else None
             new = renames.get(old)
@@ -148,12 +151,15 @@ class DeprecatedReductionKeywords(Rule):
                            self.TF1_SILENT_MESSAGE if old == "reduction_indices" else self.TF1_MESSAGE)
             self.report(arg, tf1_message.format(old=old, new=new), fix=fix, severity=INFO,
                         when=lambda tf1=tf1: not removed and tf1())
-            beside_tf1 = tf1_directory and new not in given
-            late = " (older TF 1.x releases lack it here: check yours)" if name.path in LATE_KEEPDIMS else ""
-            self.report(arg, self.TF1_DIRECTORY_MESSAGE.format(old=old, new=new) + late, fix=fix, severity=INFO,
-                        when=lambda tf1=tf1: not removed and not tf1() and beside_tf1 and not tf2())
-            self.report(arg, message, fix=fix, severity=severity,
-                        when=lambda tf1=tf1: not removed and not tf1() and not (beside_tf1 and not tf2()))
+            beside_tf1 = neighbour is not None and new not in given
+            if beside_tf1:
+                late = " (older TF 1.x releases lack it here: check yours)" if name.path in LATE_KEEPDIMS else ""
+                directory_message = self.TF1_DIRECTORY_MESSAGE.format(old=old, new=new, module=neighbour[0],
+                                                                      name=neighbour[1])
+                self.report(arg, directory_message + late, fix=fix, severity=INFO,
+                            when=lambda tf1=tf1: not removed and not tf1() and not tf2())
+            self.report(arg, message, fix=fix, severity=severity, when=lambda tf1=tf1, beside=beside_tf1: (
+                not removed and not tf1() and not (beside and not tf2())))
 
     def _in_fallback_for(self, keyword: str) -> bool:
         """In an ``except`` handler of a ``try`` whose body passes ``keyword=``."""
