@@ -117,6 +117,11 @@ MODE_CASES = [
     (TF + "y = tf.nn.conv2d(x, filter=w, strides=[1, 1, 1, 1], padding='SAME')\nprobe(1)\n", ["G"]),
     (TF + "y = tf.nn.conv2d(x, filters=w, strides=[1, 1, 1, 1], padding='SAME')\nprobe(1)\n", ["E"]),
     (TF + "y = tf.nn.softmax(x, axis=1)\nprobe(1)\n", ["E"]),
+    # ``t.numpy()`` raises on a graph tensor: a function that calls it runs eagerly, whatever the module's names
+    (TF + "x = tf.placeholder(tf.float32)\ndef show(t):\n    probe(t)\n    print(t.numpy())\nprobe(1)\n",
+     ["E", "G"]),
+    (TF + "x = tf.placeholder(tf.float32)\ndef show(t):\n    probe(t)\n    print(t.numpy(1))\n", ["G"]),
+    (TF + "@tf.function\ndef f(t):\n    probe(t)\n    return t.numpy()\n", ["F"]),
     (TF + "def f(x):\n    return tf.compat.v1.nn.softmax(x, dim=1)\nprobe(1)\n", ["E"]),
     # TF2 names that share a prefix with TF1 ones stay eager
     (TF + "ckpt = tf.train.Checkpoint()\nprobe(tf.math.log(x))\n", ["E"]),

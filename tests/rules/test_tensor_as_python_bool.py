@@ -73,6 +73,11 @@ def test_findings(source, expected):
     (TF + "class M(tf.keras.Model):\n    def call(self, x):\n        if tf.reduce_max(x, axis=None) > 0:\n"
           "            return x\n        return -x\n", [(4, 12, "info")]),
     (TF + "ds = tf.data.Dataset.range(5).filter(lambda x: not tf.reduce_any(x > 2, axis=None))\n", [(2, 52, "info")]),
+    # a function that calls ``.numpy()`` runs eagerly, in a module of TF 1.x names (TF1 eager code): scalars work
+    (TF + "y = tf.contrib.layers.flatten(x)\ndef step(v):\n    t = tf.reduce_sum(v, axis=None)\n"
+          "    if t > tf.random.uniform([]):\n        return t.numpy()\n    if t:\n        pass\n", []),
+    (TF + "y = tf.contrib.layers.flatten(x)\ndef step(v):\n    t = tf.reduce_sum(v, axis=None)\n"
+          "    if t > tf.random.uniform([]):\n        return t\n", [(5, 8, "error")]),
 ])
 def test_severity_follows_the_mode(source, expected):
     assert severities(source) == expected

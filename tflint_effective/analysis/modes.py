@@ -18,13 +18,12 @@ A node's mode is settled after the traversal (``tf.function(f)`` may follow
    a helper whose callers' modes depend on itself (recursion) gets no verdict here
    (``callers.py``);
 Then signals, innermost scope first:
-3. a function's own signals: sessions, placeholders, collections... (G); ``GradientTape`` or
+3. a function's own signals: sessions, placeholders, collections... (G); ``GradientTape``, ``t.numpy()`` or
    an ``if not tf.executing_eagerly(): raise/return`` guard (not G, so E); both: no verdict;
 4. the same signals gathered over the methods of the function's class;
 5. the module: G on a TF1 signal at module level or spelled at the root anywhere
-   (``tf.Session``, or a keyword only TF 1.x takes, ``tf.nn.softmax(x, dim=1)``, is TF 1.x
-   code), on ``disable_eager_execution``, on
-   ``import tensorflow.compat.v1 as tf`` or on RLlib's ``tf = try_import_tf()`` (which
+   (``tf.Session``, or a keyword only TF 1.x takes, ``tf.nn.softmax(x, dim=1)``, is TF 1.x code),
+   on ``disable_eager_execution``, on ``import tensorflow.compat.v1 as tf`` or RLlib's ``tf = try_import_tf()`` (which
    disables v2 behaviour; its tuple form gives no signal), unless eager execution is
    enabled; else E.
    ``tf.compat.v1.Session()`` inside a function of TF2 code makes that function graph
@@ -254,6 +253,8 @@ class Modes:
         name = self.context.tf_call(node)
         if not self._configures_devices(node, name):
             self._note_name(name, node)
+        if name is None and not node.args and type(node.func) is cst.Attribute and node.func.attr.value == "numpy":
+            self._note(EAGER)  # ``t.numpy()`` raises on a graph tensor: the code runs eagerly
         explicit = False
         if name is not None and name.path in TRACERS:
             mode = _autograph_mode(node) if name.path == "function" else TRACERS[name.path]
