@@ -6,7 +6,8 @@ import pytest
 from tflint_effective.engine.lint import lint_source
 from tflint_effective.frontends.cli import main
 from tflint_effective.frontends.flake8_plugin import Plugin
-from tflint_effective.frontends.tf1_directories import MAX_BYTES, TF1Directories
+from tflint_effective.frontends.requirements import MAX_BYTES
+from tflint_effective.frontends.tf1_directories import TF1Directories
 
 HELPER = "import tensorflow as tf\ndef norm(x):\n    return x / tf.reduce_sum(x, reduction_indices=[1])\n"
 TF1_MESSAGE = ("`reduction_indices=` is deprecated, removed in TF2; use `axis=`: this directory's modules are "

@@ -101,7 +101,8 @@ def in_text(text: str) -> Optional[Range]:
     return widest(filter(None, map(parse, specs)))
 
 
-def _read(path: str) -> str:
+def read_small(path: str) -> str:
+    """A file's text (UTF-8, bad bytes replaced); "" when it is missing, unreadable or over ``MAX_BYTES``."""
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
             return ""
@@ -115,7 +116,7 @@ def in_directory(directory: str) -> Optional[Range]:
     """The range the requirement files of ``directory`` declare, if they name one."""
     paths = sorted(glob.glob(os.path.join(glob.escape(directory), "requirements*.txt")))
     paths += [os.path.join(directory, name) for name in FILES]
-    return widest(filter(None, (in_text(_read(path)) for path in paths)))
+    return widest(filter(None, (in_text(read_small(path)) for path in paths)))
 
 
 class Declared:

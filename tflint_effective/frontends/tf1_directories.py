@@ -1,11 +1,12 @@
-"""Whether the modules of a directory are written for TF 1.x.
+"""Which modules of a directory are written for TF 1.x.
 
 A helper module of a TF 1.x project (``tflib/ops/layernorm.py``) often spells no TF 1.x-only
-name of its own, yet runs only where its siblings do.  A directory counts when one of its
-modules spells a TF 1.x-only root name through the alias ``tf`` (``tf.Session``,
-``tf.placeholder``, ``tf.contrib.``, ``tf.train.AdamOptimizer``) and none spells a name only
-TensorFlow 2 has (``tf.function``, ``tf.GradientTape``).  Files are read as text, never run,
-and only the directory's own ``.py`` files (up to ``MAX_FILES``, each up to ``MAX_BYTES``).
+name of its own, yet runs only where its siblings do.  A directory's evidence is up to two of
+its modules that spell a TF 1.x-only root name through the alias ``tf`` (``tf.Session``,
+``tf.placeholder``, ``tf.contrib.``, ``tf.train.AdamOptimizer``), each with the first such name;
+none when a module spells a name only TensorFlow 2 has (``tf.function``, ``tf.GradientTape``).
+Two, so that a module is never its own evidence.  Files are read as text, never run, and only
+the directory's own ``.py`` files (up to ``MAX_FILES``, each as ``requirements.read_small`` reads it).
 """
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import re
 from typing import Dict, Optional, Tuple
 
 from ..analysis.tf_api import TAPES, TF2_ONLY, TFName, tf1_only
+from .requirements import read_small
 
 MAX_FILES = 200
-MAX_BYTES = 1_000_000
 SPELLED = re.compile(r"(?<![\w.])tf\.(\w+(?:\.\w+)*)")  # ``tf.GraphKeys.UPDATE_OPS``: GraphKeys.UPDATE_OPS
 Evidence = Tuple[Tuple[str, str], ...]
 
@@ -40,14 +41,7 @@ def _evidence(directory: str) -> Evidence:
         return ()
     found = []
     for name in names:
-        path = os.path.join(directory, name)
-        try:
-            if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
-                continue
-            with open(path, encoding="utf-8", errors="replace") as stream:
-                tf1, tf2 = spelled(stream.read())
-        except OSError:
-            continue
+        tf1, tf2 = spelled(read_small(os.path.join(directory, name)))
         if tf2:
             return ()
         if tf1 is not None and len(found) < 2:  # two: a file's own evidence does not count for it
