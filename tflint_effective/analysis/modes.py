@@ -43,8 +43,8 @@ import libcst as cst
 from .names import COMPREHENSIONS
 from .syntax import JUMPS, bindings_in, call_arg, dotted
 from .tf_api import (DATASET_TRACERS, EAGER_SIGNALS, FUNCTION_WRAPPERS, GRAPH_APIS, KERAS_TRACED_METHODS,
-                     MODULE_WIDE_GRAPH, TAPES, TF1_ONLY, TF1_ONLY_KEYWORDS, TF1_ONLY_PREFIXES, TF2_ONLY, TF_IMPORTERS,
-                     TRACED_KEYWORDS, TRACERS, TFName, tf_name)
+                     MODULE_WIDE_GRAPH, TAPES, TF1_ONLY_KEYWORDS, TF2_ONLY, TF_IMPORTERS, TRACED_KEYWORDS, TRACERS,
+                     TFName, tf1_only, tf_name)
 
 GRAPH, EAGER, TF2 = "graph", "eager", "tf2"  # signals a scope can show
 SESSION_CLASSES = ("Session", "InteractiveSession")
@@ -55,13 +55,9 @@ TF1_NAME = "tf1 name"
 
 def _is_graph_signal(name: TFName, call: Optional[cst.Call] = None) -> bool:
     """A graph API, or a TF 1.x-only name or keyword (``tf.nn.softmax(x, dim=1)``) at the root."""
-    if name.path in GRAPH_APIS:
-        return True
-    return name.compat is None and (name.path in TF1_ONLY or name.path.startswith(TF1_ONLY_PREFIXES)
-                                    or name.path.startswith("train.") and name.path.endswith("Optimizer")
-                                    or call is not None and name.path in TF1_ONLY_KEYWORDS and any(
-                                        arg.keyword and arg.keyword.value in TF1_ONLY_KEYWORDS[name.path]
-                                        for arg in call.args))
+    return name.path in GRAPH_APIS or tf1_only(name) or (
+        call is not None and name.compat is None and name.path in TF1_ONLY_KEYWORDS
+        and any(arg.keyword and arg.keyword.value in TF1_ONLY_KEYWORDS[name.path] for arg in call.args))
 
 
 def _autograph_mode(call: cst.Call) -> str:
