@@ -123,6 +123,11 @@ MODE_CASES = [
     (TF + "x = tf.placeholder(tf.float32)\ndef show(t):\n    probe(t)\n    print(t.numpy(1))\n", ["G"]),
     (TF + "@tf.function\ndef f(t):\n    probe(t)\n    return t.numpy()\n", ["F"]),
     (TF + "def f(x):\n    return tf.compat.v1.nn.softmax(x, dim=1)\nprobe(1)\n", ["E"]),
+    # ... and TF 1.x-only names beside it are TF1 eager code, in the function or over its class; a session is not
+    (TF + "def show():\n    y = tf.random_uniform([2])\n    probe(y)\n    print(y.numpy())\n", ["E"]),
+    (TF + "class Net:\n    def noise(self):\n        return tf.random_uniform([2])\n"
+          "    def show(self, t):\n        return t.numpy()\n    def step(self):\n        probe(1)\n", ["E"]),
+    (TF + "def show(t):\n    sess = tf.Session()\n    probe(t)\n    print(t.numpy())\n", ["G"]),
     # TF2 names that share a prefix with TF1 ones stay eager
     (TF + "ckpt = tf.train.Checkpoint()\nprobe(tf.math.log(x))\n", ["E"]),
     (TF + "tf.compat.v1.logging.set_verbosity(0)\nprobe(1)\n", ["E"]),
@@ -186,6 +191,24 @@ MODE_CASES = [
     (TF + "def _h(x):\n    with tf.GradientTape() as t:\n        probe(x)\n@tf.function\ndef f(x):\n"
           "    return _h(x)\n", ["E"]),  # its own signals decide
     (TF + "def _h(x):\n    probe(x)\n@tf.function\ndef f(x):\n    return _h(x)\nobj._h(1)\n", ["F"]),  # another object's
+    # ... and a method when every ``self.<name>`` is in traced code and no other receiver reads ``.<name>``
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        return self.step(x)\n"
+          "    def step(self, x):\n        probe(x)\n", ["F"]),
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x, k):\n        return {'a': self.a, 'b': self._b}[k](x)\n"
+          "    def a(self, x):\n        probe(x)\n    def _b(self, x):\n        return self.a(x)\n", ["F"]),
+    (TF + "class A:\n    @tf.function\n    def run(self, x):\n        return self.step(x)\n"
+          "    def step(self, x):\n        probe(x)\n", ["F"]),
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        return self.step(x)\n"
+          "    def step(self, x):\n        probe(x)\n    def grow(self, x):\n        return self.step(x)\n", ["G"]),
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        return self.step(x)\n"
+          "    def step(self, x):\n        probe(x)\nlayer.step(1)\n", ["G"]),  # another receiver's
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        return self.step(x)\n"
+          "    @property\n    def step(self):\n        probe(1)\n", ["G"]),
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        return self.__add__(x)\n"
+          "    def __add__(self, x):\n        probe(x)\n", ["G"]),  # Python calls dunders itself
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        return self.step(x)\n"
+          "    def step(self, x):\n        probe(x)\n        return self.step(x - 1)\n", ["G"]),  # recursion
+    (V1 + "class L(tf.keras.layers.Layer):\n    def step(self, x):\n        probe(x)\n", ["G"]),  # never read
     # tf.data functions, only on a certain dataset
     (TF + "ds = tf.data.Dataset.range(4).map(lambda x: probe(x))\n", ["F"]),
     (TF + "def parse(x):\n    probe(x)\nds = tf.data.TFRecordDataset(files).batch(2)\nds = ds.map(parse)\n",

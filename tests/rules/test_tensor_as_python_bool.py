@@ -73,11 +73,20 @@ def test_findings(source, expected):
     (TF + "class M(tf.keras.Model):\n    def call(self, x):\n        if tf.reduce_max(x, axis=None) > 0:\n"
           "            return x\n        return -x\n", [(4, 12, "info")]),
     (TF + "ds = tf.data.Dataset.range(5).filter(lambda x: not tf.reduce_any(x > 2, axis=None))\n", [(2, 52, "info")]),
+    # a Keras layer's method that only its ``call`` invokes is traced too
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        return self.step(x)\n"
+          "    def step(self, x):\n        if tf.reduce_max(x, axis=None) > 0:\n            return x\n",
+     [(6, 12, "info")]),
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        return self.step(x)\n"
+          "    def step(self, x):\n        if tf.reduce_max(x, axis=None) > 0:\n            return x\n"
+          "y = L().step(tf.ones([2]))\n", [(6, 12, "error")]),
     # a function that calls ``.numpy()`` runs eagerly, in a module of TF 1.x names (TF1 eager code): scalars work
     (TF + "y = tf.contrib.layers.flatten(x)\ndef step(v):\n    t = tf.reduce_sum(v, axis=None)\n"
           "    if t > tf.random.uniform([]):\n        return t.numpy()\n    if t:\n        pass\n", []),
     (TF + "y = tf.contrib.layers.flatten(x)\ndef step(v):\n    t = tf.reduce_sum(v, axis=None)\n"
           "    if t > tf.random.uniform([]):\n        return t\n", [(5, 8, "error")]),
+    (TF + "def step(v):\n    t = tf.reduce_sum(v, axis=None)\n"
+          "    if t > tf.random_uniform([]):\n        return t.numpy()\n", []),  # TF1 eager code
 ])
 def test_severity_follows_the_mode(source, expected):
     assert severities(source) == expected

@@ -3,9 +3,13 @@
 A function of this module with no declared mode and no mode signals of its own
 runs traced when every call of it is in traced code: autograph converts a
 helper called from a ``tf.function`` like the function itself.  Only when
-every caller is in sight: the helper is defined once, undecorated, not a
-method, only ever called (never passed as a value, never in ``__all__``), and
-private, nested, or in a script or notebook.
+every caller is in sight: the helper is defined once, undecorated, only ever
+called (never passed as a value, never in ``__all__``), and private, nested,
+or in a script or notebook.  A method counts when every ``self.<name>`` of the
+module is in traced code (a Keras layer's helpers, called from its ``call``)
+and no other receiver's ``.<name>`` is read in the module; a caller in another
+module can only make it run in other modes too, so the verdict errs towards
+silence.
 """
 from __future__ import annotations
 
@@ -25,11 +29,20 @@ class CallerModes:
         self.used_names: Set[str] = set()  # names read other than as the function of a call
         self._exports: Optional[Tuple[bool, Optional[Set[str]]]] = None  # (a script?, ``__all__``)
         self._callee_modes: Dict[cst.FunctionDef, Optional[str]] = {}
+        self.self_attributes: Dict[str, list] = {}  # name -> the enclosing mode_stack of every ``self.<name>``
+        self.other_attributes: Set[str] = set()  # names read as ``<other receiver>.<name>``
 
     def _record_call(self, node: cst.Call) -> None:
         if type(node.func) is cst.Name:
             owner = self.context.owner(node.func.value)
             self.call_stacks.setdefault((id(owner), node.func.value), []).append(tuple(self.mode_stack))
+
+    def _record_attribute(self, node: cst.Attribute) -> None:
+        name = node.attr.value
+        if type(node.value) is cst.Name and node.value.value == "self":
+            self.self_attributes.setdefault(name, []).append(tuple(self.mode_stack))
+        else:
+            self.other_attributes.add(name)
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.used_names:
@@ -49,25 +62,33 @@ class CallerModes:
         self._callee_modes[function] = None  # while resolving: a call from itself gives no verdict
         name = function.name.value
         scope = self.context.scope_of(function)
-        if (scope is None or scope.parent is None or scope.parent.is_class or function.decorators
+        if (scope is None or scope.parent is None or function.decorators
                 or function.asynchronous is not None or name in self.used_names
                 or self.signals.get(function, set()) & {GRAPH, TF1_NAME, EAGER}
                 or len(scope.parent.bindings.get(name, ())) != 1):
             return None
-        if self._exports is None:
-            self._exports = module_exports(self.context.module, self.context.path)
-        script, exported = self._exports
-        if exported is None or name in exported:
-            return None  # listed in ``__all__``, or an ``__all__`` not spelled out
-        if not (scope.parent.parent is not None or name.startswith("_") or script):
-            return None  # a public function of a library: callers may be in other modules
-        stacks = self.call_stacks.get((id(scope.parent), name), ())
+        if scope.parent.is_class:
+            dunder = name.startswith("__") and name.endswith("__")  # Python calls these itself
+            stacks = () if dunder or name in self.other_attributes else self.self_attributes.get(name, ())
+        else:
+            stacks = self._function_callers(scope, name)
         modes = {self._settle(stack) for stack in stacks}
         mode = None
         if modes and modes <= {"F", "F0"}:
             mode = "F" if "F" in modes else "F0"
         self._callee_modes[function] = mode
         return mode
+
+    def _function_callers(self, scope, name: str):
+        """The enclosing mode_stack of every call of a function that only this module can call; () for others."""
+        if self._exports is None:
+            self._exports = module_exports(self.context.module, self.context.path)
+        script, exported = self._exports
+        if exported is None or name in exported:
+            return ()  # listed in ``__all__``, or an ``__all__`` not spelled out
+        if not (scope.parent.parent is not None or name.startswith("_") or script):
+            return ()  # a public function of a library: callers may be in other modules
+        return self.call_stacks.get((id(scope.parent), name), ())
 
 
 def module_exports(module: cst.Module, path: str) -> Tuple[bool, Optional[Set[str]]]:

@@ -9,17 +9,18 @@ A node's mode is settled after the traversal (``tf.function(f)`` may follow
 1. ``with tf.Graph().as_default():`` (G) and the body of ``if tf.executing_eagerly():`` (E);
 2. a function's declared mode: ``@tf.function`` or a known wrapper of it, ``tf.function(f)``,
    a Keras ``call`` / ``train_step``, a ``tf.data`` ``map`` function (F, F0); failing that, a
-   helper's callers: an undecorated function of this module (not a method) with no mode signals
-   of its own, whose name is only ever called (never used as a value, never listed in
-   ``__all__``; public ones only in a script or notebook), runs traced when every call of it
-   is in code that runs traced: F when any caller is F, F0 when all are F0 (autograph converts
+   helper's callers: an undecorated function of this module with no mode signals of its own,
+   whose name is only ever called (never used as a value, never listed in ``__all__``; public
+   ones only in a script or notebook), or a method whose every ``self.<name>`` is in sight,
+   runs traced when every call of it is in code that runs traced: F when any caller is F, F0 when all are F0 (autograph converts
    the functions a ``tf.function`` calls: measured on TF 2.21, a helper's ``for i in
    tf.range(n)`` becomes one ``While`` op).  Resolved after the traversal, each helper once;
    a helper whose callers' modes depend on itself (recursion) gets no verdict here
    (``callers.py``);
 Then signals, innermost scope first:
 3. a function's own signals: sessions, placeholders, collections... (G); ``GradientTape``, ``t.numpy()`` or
-   an ``if not tf.executing_eagerly(): raise/return`` guard (not G, so E); both: no verdict;
+   an ``if not tf.executing_eagerly(): raise/return`` guard (not G, so E, even beside TF 1.x-only names such as
+   ``tf.random_uniform``, which TF1 eager execution runs too); both: no verdict;
 4. the same signals gathered over the methods of the function's class;
 5. the module: G on a TF1 signal at module level or spelled at the root anywhere
    (``tf.Session``, or a keyword only TF 1.x takes, ``tf.nn.softmax(x, dim=1)``, is TF 1.x code),
@@ -162,12 +163,9 @@ class Modes:
 
     def _signalled(self, node: Optional[cst.CSTNode]) -> Optional[str]:
         found = self.signals.get(node, ())
-        graph = GRAPH in found or TF1_NAME in found and not self.eager_signal
-        if graph and EAGER not in found:
-            return "G"
-        if EAGER in found and not graph:
-            return "E"
-        return None
+        if EAGER in found:  # TF 1.x names beside it are TF1 eager code; a session or placeholder contradicts it
+            return None if GRAPH in found else "E"
+        return "G" if GRAPH in found or TF1_NAME in found and not self.eager_signal else None
 
     def _class_of(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
         scope = self.context.scope_of(node) if isinstance(node, cst.FunctionDef) else None
@@ -238,6 +236,7 @@ class Modes:
             self.v1_other_alias = True
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._record_attribute(node)
         parent = self.context.parent
         kind = type(parent)  # concrete node classes: cheaper than isinstance on libcst's ABCs
         if kind is cst.Attribute or (kind is cst.Call and parent.func is node):
