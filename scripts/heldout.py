@@ -145,7 +145,10 @@ UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for uni
 # only TF 1.x takes (``tf.nn.conv2d(x, filter=w)``) or whose directory holds TF 1.x code changed items of rounds 52,
 # 54, 57 and 59 (their units fetched and linted again, with every unit on the machine: nothing else changed).  After
 # round 62, a function that calls ``.numpy()`` runs eagerly: 21 of round 62's 33 TFE301 errors go (every unit on the
-# machine linted again: nothing else changed).
+# machine linted again: nothing else changed).  After that, TF 1.x names beside ``.numpy()`` are TF1 eager code and a
+# method that only traced code calls is traced: round 62's 9 TFE301 errors still reported go or become info; and
+# TFE601 counts a loop whose body ends in an unconditional ``break`` as one pass: round 62's false item of that kind
+# goes (every unit on the machine linted again: nothing else changed at warning or above).
 ALTERED = {"TFE102": {f"round{n}" for n in [*range(5, 46), 52, 54, 57, 59]},
            "TFE103": {"round6"}, "TFE201": {"round5", "round6", "round17", "round41", "round44", "round49"},
            "TFE401": {"round29", "round44"},
@@ -156,7 +159,7 @@ ALTERED = {"TFE102": {f"round{n}" for n in [*range(5, 46), 52, 54, 57, 59]},
                       "round33", "round34", "round44", "round53"},
            "TFE404": {"round8", "round11", "round12", "round15", "round16", "round20", "round32"},
            "TFE601": {"round5", "round6", "round7", "round12", "round15", "round17", "round20", "round21", "round26",
-                      "round27", "round30", "round32", "round33", "round34", "round40", "round59"},
+                      "round27", "round30", "round32", "round33", "round34", "round40", "round59", "round62"},
            "TFE602": {"round7", "round11", "round17", "round20", "round21", "round23", "round27", "round47"},
            "TFE405": {"round51"}, "TFE406": {"round55"}, "TFE501": {"round35", "round38", "round57"}, "TFE702": {"round10"}, "TFE801": {"round34"}}
 

@@ -16,6 +16,10 @@ def lint(source):
 @pytest.mark.parametrize("source, expected", [
     # ops, initializers, savers, assigns, optimizer steps, iterators built per step
     (SESSION + "    for b in batches:\n        sess.run(tf.reduce_mean(x, axis=0), {x: b})\n", [(5, 18, "TFE601")]),
+    (SESSION + "    for b in batches:\n        if b is None:\n            continue\n"
+               "        sess.run(tf.identity(x))\n        break\n", [(7, 18, "TFE601")]),  # a continue skips the break
+    (SESSION + "    while True:\n        sess.run(tf.identity(x))\n        if done:\n            break\n",
+     [(5, 18, "TFE601")]),  # a break that depends on a test
     (SESSION + "    while True:\n        sess.run(tf.global_variables_initializer())\n", [(5, 18, "TFE601")]),
     (SESSION + "    for epoch in range(steps):\n        saver = tf.train.Saver()\n        saver.save(sess, 'm')\n"
                "        sess.run(x)\n", [(5, 17, "TFE601")]),
@@ -117,6 +121,8 @@ def test_findings(source, expected):
     V1 + "for i in range(steps):\n    tf.reset_default_graph()\n    y = tf.constant(i)\n"
          "    with tf.Session() as sess:\n        sess.run(y)\n",
     # at most 15 iterations in all, counted from literals: a bounded handful of copies
+    V1 + "coord = tf.train.Coordinator()\nsess = tf.Session()\nwhile not coord.should_stop():\n"
+         "    sess.run(tf.image.encode_png(x))\n    print(1)\n    break\n",  # one pass: it ends in a break
     V1 + "sess = tf.Session()\nfor i in range(15):\n    sess.run(tf.identity(x))\n",
     V1 + "sess = tf.Session()\nfor i in range(6001):\n    if i % 2000 == 0:\n        sess.run(tf.identity(x))\n",
     V1 + "N = 20\nsess = tf.Session()\nfor i in range(N):\n    if (i + 1) % 5 == 0:\n"

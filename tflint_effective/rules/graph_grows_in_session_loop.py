@@ -40,7 +40,8 @@ counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``range(len(files))`` with ``files`` a list literal, ``np.array([a, b])``, ``for i in range(6001)``
 around ``if i % 2000 == 0``, also
 nested in ``if i % 20 == 0``, ``range(n)`` with ``n`` bound to ``1`` in one branch and to ``EPOCHS
-= 10`` in the other: a model per ensemble member, a few test batches, a few checkpoints): a
+= 10`` in the other, a loop whose body ends in an unconditional ``break`` and holds no ``continue``:
+a model per ensemble member, a few test batches, a few checkpoints, one pass): a
 bounded handful of copies.  An op that reads what the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
 (``variables[i].assign(...)``); a loop that builds some op from its elements
@@ -59,7 +60,7 @@ import math
 
 import libcst as cst
 
-from ..analysis.loops import bound_names, literal_count, range_arguments
+from ..analysis.loops import body_statements, bound_names, literal_count, range_arguments
 from ..analysis.session_loops import NESTED, SessionLoops, blocks, period, statements, walk
 from ..analysis.syntax import bindings_in, call_arg, code_children
 from ..rule import INFO, WARNING, Rule, per_mode
@@ -169,10 +170,10 @@ class GraphGrowsInSessionLoop(Rule):
                 if counter is not None:  # nested periodic branches: both hold at multiples of both
                     periods[counter[0]] = math.lcm(periods.get(counter[0], 1), counter[1])
             elif kind in LOOPS and child is node.body:
-                count = literal_count(self.context, node.iter) if kind is cst.For else None
+                count = 1 if _runs_once(node) else literal_count(self.context, node.iter) if kind is cst.For else None
                 if count is None:
                     return False
-                every = periods.get(node.target.value) if type(node.target) is cst.Name else None
+                every = periods.get(node.target.value) if kind is cst.For and type(node.target) is cst.Name else None
                 if every is not None and len(range_arguments(self.context, node.iter) or ()) in (1, 2):
                     count = -(-count // every)  # the multiples of `every` among `count` consecutive values
                 copies *= count
@@ -221,6 +222,14 @@ class GraphGrowsInSessionLoop(Rule):
         sources = [n.value for loop in chain for name, n in bindings_in(statements(loop))
                    if name in {r for r, _ in reads} and isinstance(n, cst.Assign)]
         return not any(indexing and name in varying for value in sources for name, indexing in _reads(value))
+
+
+def _runs_once(loop) -> bool:
+    """The body ends in an unconditional ``break`` (or ``return`` / ``raise``) and holds no
+    ``continue``: one iteration at most (a loop cut short while debugging)."""
+    last = body_statements(loop)[-1]
+    return (type(last) is cst.SimpleStatementLine and type(last.body[-1]) in (cst.Break, cst.Return, cst.Raise)
+            and not any(type(node) is cst.Continue for node in walk(loop.body)))
 
 
 def _varying(chain):
