@@ -4101,6 +4101,56 @@ UNITS = [
          "c806835351d45b214e0dbf39adeeb98ff0a17246", "tf1", "no"),
     Unit("Victorswq+tensorflow_recommend_system", "github", "Victorswq/tensorflow_recommend_system",
          "4be8049ecb3ad349c7966b92f594f89a794d2698", "tf1", "no"),
+    Unit("juxiangwu+deeplearning-notes", "github", "juxiangwu/deeplearning-notes",
+         "f2317d80cd998305814f988e5000241797205b63", "tf1", "some"),
+    Unit("DJSull93+keras_new", "github", "DJSull93/keras_new",
+         "8847c0336bb2b6cdd7a1c03eced2c7548e8993fd", "tf2", "no"),
+    Unit("wdxtub+deep-learning-note", "github", "wdxtub/deep-learning-note",
+         "47b83a039b80d4757e0436d5cbd2fa3037de3904", "mixed", "some", notebooks=True),
+    Unit("leondgarse+keras_cv_attention_models", "github", "leondgarse/keras_cv_attention_models",
+         "687943d88f7a7beea4807e8f4db00f4b49da9ea8", "tf2", "no"),
+    Unit("garethjns+reinforcement-learning-keras", "github", "garethjns/reinforcement-learning-keras",
+         "8fd4b334400ff6061d9c67c6df441cf0812c9748", "tf2", "no"),
+    Unit("tcmxx+UnityTensorflowKeras", "github", "tcmxx/UnityTensorflowKeras",
+         "da062e0a40617c8478fdac459846738089b80bf1", "tf1", "no"),
+    Unit("LambdaColdStorage+lambda-deep-learning-demo", "github", "LambdaColdStorage/lambda-deep-learning-demo",
+         "ebbbd63c0abf87a1a4155b17cef145039b7a1ef7", "mixed", "some"),
+    Unit("GoogleCloudPlatform+keras-idiomatic-programmer", "github", "GoogleCloudPlatform/keras-idiomatic-programmer",
+         "760e4a86892c5684907dc66aa96ebc3b0897f608", "tf2", "some", notebooks=True),
+    Unit("hezhenjun123+keras_algoritm_factory", "github", "hezhenjun123/keras_algoritm_factory",
+         "9f10db6d88228476f6ee3753117f20a5110e6c8a", "mixed", "no"),
+    Unit("KeepTryingTo+DeepLearning", "github", "KeepTryingTo/DeepLearning",
+         "69d3a6aeea5fdc1914e0a8bed89b1fdc2cfb1df5", "mixed", "some", notebooks=True),
+    Unit("aimat-lab+gcnn_keras", "github", "aimat-lab/gcnn_keras",
+         "ab2a914301e2ff3fe2d231153e4f8b785fc9996a", "tf2", "no", notebooks=True),
+    Unit("gmalivenko+onnx2keras", "github", "gmalivenko/onnx2keras",
+         "45c81f221bb4228751abb061cb24d473bb74a8e8", "tf2", "no"),
+    Unit("IMvision12+KerasFormers", "github", "IMvision12/KerasFormers",
+         "e61c8f8adad9da1e3072dec72a096d336260dc0b", "tf2", "no"),
+    Unit("MaurizioFD+RecSys2019_DeepLearning_Evaluation", "github", "MaurizioFD/RecSys2019_DeepLearning_Evaluation",
+         "f5618c65573c5b220713775bdd56971663de9828", "mixed", "some", notebooks=True),
+    Unit("UnicoLab+keras-model-registry", "github", "UnicoLab/keras-model-registry",
+         "0c44b0e17705599e2cce3b78b6b41c0f5623a02d", "tf2", "no", notebooks=True),
+    Unit("piotrlaczkowski+keras-data-processor", "github", "piotrlaczkowski/keras-data-processor",
+         "4966d86e192e7f0bc377d42772406311af480957", "tf2", "no"),
+    Unit("pronobis+libspn-keras", "github", "pronobis/libspn-keras",
+         "bdc8e1dcfdf1616aef12c1a729a2adf66528a7c0", "tf2", "no", notebooks=True),
+    Unit("few-shot-learning+Keras-FewShotLearning", "github", "few-shot-learning/Keras-FewShotLearning",
+         "0f176f86404e2d3f7b7d43b3efd2a4b7287e7608", "tf2", "no", notebooks=True),
+    Unit("james77777778+keras-aug", "github", "james77777778/keras-aug",
+         "b5908a43e91e306461c1fd8218857d5736a1fedb", "tf2", "no"),
+    Unit("kakusikun+deep-learning-works", "github", "kakusikun/deep-learning-works",
+         "4450ca285cb434e7c672aef6f263a8e599945188", "tf1", "no", notebooks=True),
+    Unit("yaofanghao+DeepLearningForImage", "github", "yaofanghao/DeepLearningForImage",
+         "52ce881e224031ec152668fe82b49acfb757ba07", "tf2", "no", notebooks=True),
+    Unit("Trevol+pins_n_solder_keras-retinanet", "github", "Trevol/pins_n_solder_keras-retinanet",
+         "0d00636b040d9b98a575d7f35556d1018fc82ed9", "mixed", "no"),
+    Unit("IMvision12+keras-vision-models", "github", "IMvision12/keras-vision-models",
+         "5089754470f925417ac22d91599bf396de8cb3b4", "tf2", "no"),
+    Unit("WZMIAOMIAO+deep-learning-for-image-processing", "github", "WZMIAOMIAO/deep-learning-for-image-processing",
+         "2ecf2eea2b97777bb18fe9ff458292fde5a92b7e", "mixed", "no"),
+    Unit("moon-hotel+DeepLearningWithMe", "github", "moon-hotel/DeepLearningWithMe",
+         "46a870d22750a43dac425afafcad01b53c019671", "tf2", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4119,8 +4169,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1682:1695] in round 47, UNITS[1695:1729] in round 48, UNITS[1729:1751] in round 49, UNITS[1751:1762]
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
 # UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56, UNITS[1930:1948] in
-# round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59, UNITS[1966:1992] in round 60 and UNITS[1992:2013] in round 61 and UNITS[2013:] in round 62; ROUND5 ... ROUND62
-# select a round's units for a measurement on them alone (heldout.py --units round5 ... round61).
+# round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59, UNITS[1966:1992] in round 60,
+# UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62 and UNITS[2036:] in round 63; ROUND5 ... ROUND63
+# select a round's units for a measurement on them alone (heldout.py --units round5 ... round63).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -4178,4 +4229,5 @@ ROUND58 = frozenset(unit.name for unit in UNITS[1948:1957])
 ROUND59 = frozenset(unit.name for unit in UNITS[1957:1966])
 ROUND60 = frozenset(unit.name for unit in UNITS[1966:1992])
 ROUND61 = frozenset(unit.name for unit in UNITS[1992:2013])
-ROUND62 = frozenset(unit.name for unit in UNITS[2013:])
+ROUND62 = frozenset(unit.name for unit in UNITS[2013:2036])
+ROUND63 = frozenset(unit.name for unit in UNITS[2036:])
