@@ -194,7 +194,8 @@ MODE_CASES = [
     # ... and a method when every ``self.<name>`` is in traced code and no other receiver reads ``.<name>``
     (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        return self.step(x)\n"
           "    def step(self, x):\n        probe(x)\n", ["F"]),
-    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x, k):\n        return {'a': self.a, 'b': self._b}[k](x)\n"
+    (V1 + "class L(tf.keras.layers.Layer):\n    def call(self, x, k):\n"
+          "        return {'a': self.a, 'b': self._b}[k](x)\n"
           "    def a(self, x):\n        probe(x)\n    def _b(self, x):\n        return self.a(x)\n", ["F"]),
     (TF + "class A:\n    @tf.function\n    def run(self, x):\n        return self.step(x)\n"
           "    def step(self, x):\n        probe(x)\n", ["F"]),

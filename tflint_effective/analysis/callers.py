@@ -7,9 +7,9 @@ every caller is in sight: the helper is defined once, undecorated, only ever
 called (never passed as a value, never in ``__all__``), and private, nested,
 or in a script or notebook.  A method counts when every ``self.<name>`` of the
 module is in traced code (a Keras layer's helpers, called from its ``call``)
-and no other receiver's ``.<name>`` is read in the module; a caller in another
-module can only make it run in other modes too, so the verdict errs towards
-silence.
+and no other receiver's ``.<name>`` is read in the module.  Another module may
+still call a public method, in another mode: F is the verdict under which the
+mode-dependent rules say least.
 """
 from __future__ import annotations
 

@@ -11,10 +11,10 @@ A node's mode is settled after the traversal (``tf.function(f)`` may follow
    a Keras ``call`` / ``train_step``, a ``tf.data`` ``map`` function (F, F0); failing that, a
    helper's callers: an undecorated function of this module with no mode signals of its own,
    whose name is only ever called (never used as a value, never listed in ``__all__``; public
-   ones only in a script or notebook), or a method whose every ``self.<name>`` is in sight,
-   runs traced when every call of it is in code that runs traced: F when any caller is F, F0 when all are F0 (autograph converts
-   the functions a ``tf.function`` calls: measured on TF 2.21, a helper's ``for i in
-   tf.range(n)`` becomes one ``While`` op).  Resolved after the traversal, each helper once;
+   ones only in a script or notebook), or a method read only as ``self.<name>``, runs traced
+   when every call of it is in code that runs traced: F when any caller is F, F0 when all are
+   F0 (autograph converts the functions a ``tf.function`` calls: measured on TF 2.21, a
+   helper's ``for i in tf.range(n)`` becomes one ``While`` op).  Resolved after the traversal, each helper once;
    a helper whose callers' modes depend on itself (recursion) gets no verdict here
    (``callers.py``);
 Then signals, innermost scope first:
