@@ -56,6 +56,9 @@ def test_findings(source, expected):
     (TF + "t = tf.constant([[1, 2]])\nif t > 0:\n    pass\nassert t\nok = any(t)\n",
      [(3, 4, "error"), (5, 8, "error"), (6, 10, "error")]),
     (TF + "@tf.function\ndef f():\n    t = tf.zeros([3])\n    ok = all(t)\n", [(5, 14, "error")]),
+    # E: any() / all() ask each row: a vector's elements work; rows of more than one element, or a scalar, raise
+    (TF + "a = tf.constant([False, True])\nok = all(a)\nok = any(tf.constant([[1], [2]]))\n"
+          "ok = all(tf.constant([[1, 2]]))\nok = any(tf.constant(1.0))\n", [(5, 10, "error"), (6, 10, "error")]),
     # == compares identities in TF1 graph mode (another problem): off in G only
     (V1 + "t = tf.reduce_sum(x, axis=None)\nif t == 0:\n    pass\n", []),
     (TF + "t = tf.reduce_sum(x, axis=None)\nif t != 0:\n    pass\n", []),
@@ -155,3 +158,16 @@ def test_in_eager_mode_only_tensors_of_more_than_one_element_fail(tf):
     exec(compile(vector, "eager.py", "exec"), namespace)
     with pytest.raises(ValueError):
         namespace["positive"]()
+
+
+def test_in_eager_mode_any_and_all_ask_each_row(tf):
+    source = TF + ("def flags():\n    return all(tf.constant([False, True])), any(tf.constant([[0], [3]]))\n"
+                   "def rows():\n    return all(tf.constant([[1, 2]]))\ndef scalar():\n    return any(tf.constant(1.0))\n")
+    assert severities(source) == [(5, 16, "error"), (7, 16, "error")]
+    namespace = {}
+    exec(compile(source, "eager.py", "exec"), namespace)
+    assert namespace["flags"]() == (False, True)
+    with pytest.raises(ValueError):
+        namespace["rows"]()
+    with pytest.raises(TypeError):
+        namespace["scalar"]()

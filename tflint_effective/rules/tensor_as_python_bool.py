@@ -17,7 +17,9 @@ Severity: error in G and F0.  In F, error for the forms autograph leaves alone
 over a tensor), info for the forms it converts (legal code, as long as the
 test is a scalar boolean).  In E a tensor's truth value works unless it has
 more than one element: reported (error) only when the static shape shows more
-than one.  ``t == u`` is a tensor in E, F and F0 only (in TF1 graph mode it
+than one; ``any(t)`` / ``all(t)`` ask each row of ``t`` (measured on TF 2.21:
+``all(tf.constant([False, True]))`` works, ``all(tf.constant([[1, 2]]))`` raises),
+so there only rows of more than one element, or a scalar, are reported.  ``t == u`` is a tensor in E, F and F0 only (in TF1 graph mode it
 compares identities, TFE302): such tests are not reported in G.
 
 Fix safety: none offered; the replacement depends on what the test meant.
@@ -29,12 +31,13 @@ passes a tensor (private and nested functions) or that are annotated or
 documented as tensors.  Values from other modules and attributes of other
 objects (``model.total``) are not.
 """
+import math
 from typing import Iterator, Tuple
 
 import libcst as cst
 
 from ..analysis.tf_api import with_math
-from ..analysis.static_shapes import static_size
+from ..analysis.static_shapes import static_shape, static_size
 from ..rule import ERROR, INFO, Rule, per_mode
 
 AUTOGRAPH_CONVERTS = per_mode(ERROR, F=INFO, E=None)
@@ -82,7 +85,7 @@ class TensorAsPythonBool(Rule):
               and not node.args[0].star and self.context.owner(node.func.value) is None
               and self.context.is_tensor(node.args[0].value)):  # iterates a tensor's truth values
             self.report(node.args[0].value, self.MESSAGE.format(alternative=ALTERNATIVE[cst.Name], none_check=""),
-                        severity=self._in_eager(node.args[0].value, AUTOGRAPH_LEAVES))
+                        severity=self._iterated_in_eager(node.args[0].value))
 
     def _is_builtin_bool(self, node: cst.CSTNode) -> bool:
         return (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "bool"
@@ -129,6 +132,13 @@ class TensorAsPythonBool(Rule):
         """Eager Python asks a tensor for its truth value: that fails for more than one element."""
         size = static_size(self.context, operand)
         return per_mode(severity, E=ERROR) if size is not None and size > 1 else severity
+
+    def _iterated_in_eager(self, operand: cst.BaseExpression):
+        """``any(t)`` iterates ``t`` along its first axis: eager Python asks each row for its truth value,
+        which fails for rows of more than one element (and a scalar cannot be iterated)."""
+        shape = static_shape(self.context, operand)
+        rows_fail = shape is not None and (not shape or math.prod(shape[1:]) > 1)
+        return per_mode(AUTOGRAPH_LEAVES, E=ERROR) if rows_fail else AUTOGRAPH_LEAVES
 
     def _is_tensor_equality(self, expr: cst.BaseExpression) -> bool:
         return (isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1
