@@ -63,6 +63,10 @@ def test_findings(source, expected):
     (V1 + "t = tf.reduce_sum(x, axis=None)\nif t == 0:\n    pass\n", []),
     (TF + "t = tf.reduce_sum(x, axis=None)\nif t != 0:\n    pass\n", []),
     (TF + "@tf.function(autograph=False)\ndef f(x):\n    if tf.size(x) == 0:\n        pass\n", [(4, 8, "error")]),
+    # ... also through a name bound to the comparison
+    (TF + "@tf.function\ndef f(x):\n    is_1d = tf.rank(x) == 1\n    if is_1d and x is not None:\n        pass\n",
+     [(5, 8, "info")]),
+    (V1 + "x = tf.placeholder(tf.float32)\nis_one = x == 1\nif is_one:\n    pass\n", []),
     # under `if tf.executing_eagerly():` only eager execution runs the code, whatever the mode
     # around it: a scalar works there
     (TF + "@tf.function\ndef f(x: tf.Tensor):\n    if x is not None and tf.executing_eagerly():\n"

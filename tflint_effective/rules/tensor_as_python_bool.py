@@ -20,7 +20,8 @@ more than one element: reported (error) only when the static shape shows more
 than one; ``any(t)`` / ``all(t)`` ask each row of ``t`` (measured on TF 2.21:
 ``all(tf.constant([False, True]))`` works, ``all(tf.constant([[1, 2]]))`` raises),
 so there only rows of more than one element, or a scalar, are reported.  ``t == u`` is a tensor in E, F and F0 only (in TF1 graph mode it
-compares identities, TFE302): such tests are not reported in G.
+compares identities, TFE302): such tests, also of a name bound to one
+(``is_1d = tf.rank(x) == 1``), are not reported in G.
 
 Fix safety: none offered; the replacement depends on what the test meant.
 
@@ -141,6 +142,9 @@ class TensorAsPythonBool(Rule):
         return per_mode(AUTOGRAPH_LEAVES, E=ERROR) if rows_fail else AUTOGRAPH_LEAVES
 
     def _is_tensor_equality(self, expr: cst.BaseExpression) -> bool:
+        """``t == u`` with a tensor, or a name bound to one (``is_1d = tf.rank(x) == 1``)."""
+        if type(expr) is cst.Name:
+            expr = self.context.assigned_value(expr)
         return (isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1
                 and isinstance(expr.comparisons[0].operator, EQUALITY)
                 and (self.context.is_tensor(expr.left) or self.context.is_tensor(expr.comparisons[0].comparator)))
