@@ -170,7 +170,12 @@ class GraphGrowsInSessionLoop(Rule):
                 if counter is not None:  # nested periodic branches: both hold at multiples of both
                     periods[counter[0]] = math.lcm(periods.get(counter[0], 1), counter[1])
             elif kind in LOOPS and child is node.body:
-                count = 1 if _runs_once(node) else literal_count(self.context, node.iter) if kind is cst.For else None
+                if _runs_once(node):
+                    count = 1
+                elif kind is cst.For:
+                    count = literal_count(self.context, node.iter)
+                else:
+                    return False  # a while loop: no count
                 if count is None:
                     return False
                 every = periods.get(node.target.value) if kind is cst.For and type(node.target) is cst.Name else None

@@ -19,8 +19,9 @@ test is a scalar boolean).  In E a tensor's truth value works unless it has
 more than one element: reported (error) only when the static shape shows more
 than one; ``any(t)`` / ``all(t)`` ask each row of ``t`` (measured on TF 2.21:
 ``all(tf.constant([False, True]))`` works, ``all(tf.constant([[1, 2]]))`` raises),
-so there only rows of more than one element, or a scalar, are reported.  ``t == u`` is a tensor in E, F and F0 only (in TF1 graph mode it
-compares identities, TFE302): such tests, also of a name bound to one
+so there only rows of more than one element, or a scalar, are reported.
+``t == u`` is a tensor in E, F and F0 only (in TF1 graph mode it compares
+identities, TFE302): such tests, also of a name bound to one
 (``is_1d = tf.rank(x) == 1``), are not reported in G.
 
 Fix safety: none offered; the replacement depends on what the test meant.
