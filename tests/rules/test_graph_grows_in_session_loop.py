@@ -47,6 +47,10 @@ def lint(source):
                "            sess.run(tf.summary.merge_all())\n", [(6, 22, "TFE601")]),  # a step: not counted
     (SESSION + "    for step in range(6001):\n        if other % 2000 == 0:\n"
                "            sess.run(tf.summary.merge_all())\n", [(6, 22, "TFE601")]),
+    (V1 + "EPOCHS = 10\nsess = tf.Session()\nfor step in range(steps):\n    if step % EPOCHS == 9:\n"
+          "        sess.run(tf.identity(x))\n", [(6, 18, "TFE601")]),  # a remainder it reaches
+    (V1 + "sess = tf.Session()\nfor step in range(steps):\n    if step % 10 != 450:\n"
+          "        sess.run(tf.identity(x))\n", [(5, 18, "TFE601")]),  # always true
     (SESSION + "    for step in range(6001):\n        if step % 20 == 0:\n            if step % 40 == 0:\n"
                "                sess.run(tf.summary.merge_all())\n", [(7, 26, "TFE601")]),  # 151 times
     (V1 + "if quick:\n    n = 1\nelse:\n    n = 100\nsess = tf.Session()\nfor i in range(n):\n"
@@ -128,6 +132,10 @@ def test_findings(source, expected):
     V1 + "N = 20\nsess = tf.Session()\nfor i in range(N):\n    if (i + 1) % 5 == 0:\n"
          "        for j in range(3):\n            sess.run(tf.identity(x))\n",
     V1 + "sess = tf.Session()\nfor i in range(10001):\n    if not i % 1000:\n        sess.run(tf.identity(x))\n",
+    # a remainder the branch asks for never comes (``% 10`` is 0 to 9): the branch never runs
+    V1 + "EPOCHS = 10\nsess = tf.Session()\nfor step in range(steps):\n    if step % EPOCHS == 450:\n"
+         "        sess.run(tf.identity(x))\n",
+    V1 + "sess = tf.Session()\nfor step in range(steps):\n    if (step + 1) % 4 == 4:\n        sess.run(tf.identity(x))\n",
     # nested periodic branches are taken at the multiples of both periods: 4 times
     V1 + "sess = tf.Session()\nfor i in range(6001):\n    if i % 20 == 0:\n        if i % 2000 == 0:\n"
          "            sess.run(tf.identity(x))\n",
