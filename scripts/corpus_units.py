@@ -4151,6 +4151,92 @@ UNITS = [
          "2ecf2eea2b97777bb18fe9ff458292fde5a92b7e", "mixed", "no"),
     Unit("moon-hotel+DeepLearningWithMe", "github", "moon-hotel/DeepLearningWithMe",
          "46a870d22750a43dac425afafcad01b53c019671", "tf2", "no"),
+    Unit("iminakov+TensorFlow2ServingDotNet5Client", "github", "iminakov/TensorFlow2ServingDotNet5Client",
+         "46f846c37c997ad2f8b9e57e176cdde56bc30920", "tf2", "no"),
+    Unit("Keyird+DeepLearning-TensorFlow2", "github", "Keyird/DeepLearning-TensorFlow2",
+         "6ac6ebd99d3c700024c68ece9861faf78a14267d", "tf2", "no"),
+    Unit("binrey+tensorflow2caffe", "github", "binrey/tensorflow2caffe",
+         "73272d72a7016e852eddc0a5a52461f70498030c", "mixed", "no"),
+    Unit("zkmkarlsruhe+ofxTensorFlow2", "github", "zkmkarlsruhe/ofxTensorFlow2",
+         "6b9ca0f237d3e192cd30da2f57b0a85726e53a54", "tf2", "no"),
+    Unit("windsuzu+Tensorflow2-Beginner", "github", "windsuzu/Tensorflow2-Beginner",
+         "3f27c9e1f5083d4a1e1706504da55e29a8f9c3ee", "tf2", "no", notebooks=True),
+    Unit("henryle-n+Handwriting-Prediction-Tensorflow2", "github", "henryle-n/Handwriting-Prediction-Tensorflow2",
+         "ede8383dd00ad08a9d3af3274387fa4186e59523", "tf2", "no", notebooks=True),
+    Unit("lao-tseu-is-alive+tensorflow2-tutorial", "github", "lao-tseu-is-alive/tensorflow2-tutorial",
+         "9896ebb94d3a2340d18f3f9222e7c7501f442052", "tf2", "no"),
+    Unit("Spike81+Tensorflow2-learningNote", "github", "Spike81/Tensorflow2-learningNote",
+         "f71eb1a170dec420e2b7d64d4cb8731104a47fb7", "tf2", "no"),
+    Unit("jadehh+SSD-Tensorflow2.0", "github", "jadehh/SSD-Tensorflow2.0",
+         "a0811d073756d33d81eef4bf9746e1421dec93ea", "tf2", "no"),
+    Unit("ax-va+TensorFlow2-Keras-Deep-Learning-Umberto-Michelucci-2022", "github", "ax-va/TensorFlow2-Keras-Deep-Learning-Umberto-Michelucci-2022",
+         "175125ee6cc94787188dbd31ebf41e770be7524d", "tf2", "no"),
+    Unit("NVIDIA+tao_tensorflow2_backend", "github", "NVIDIA/tao_tensorflow2_backend",
+         "c252179a7c8ac6deba63bba92381daa2742cd11d", "tf2", "no"),
+    Unit("ly028716+TensorFlow2Demo", "github", "ly028716/TensorFlow2Demo",
+         "70141f17a49df820bffb3354dc0a73e701c94049", "tf2", "no"),
+    Unit("Freshield+LEARN_Tensorflow2", "github", "Freshield/LEARN_Tensorflow2",
+         "e2e139525aeac504949929330ef4b58cf91816c6", "mixed", "no", notebooks=True),
+    Unit("rechardchen123+Learning_tensorflow2.0", "github", "rechardchen123/Learning_tensorflow2.0",
+         "fb266dc4e768bc07a8e25974c19007d005ce12fb", "tf2", "no"),
+    Unit("HAOzj+tensorflow2-Demo", "github", "HAOzj/tensorflow2-Demo",
+         "ab1008a37af9ea2a3ebc6fec309183657f101eca", "tf2", "no"),
+    Unit("FreddieTAFreeth+Following-Deep-Learning-for-Computer-Vision-with-Python-and-TensorFlow-Tutorial", "github", "FreddieTAFreeth/Following-Deep-Learning-for-Computer-Vision-with-Python-and-TensorFlow-Tutorial",
+         "0012ae738c465bbefddb83339b0214098470dd0e", "tf2", "no"),
+    Unit("VinnieVendemia+tensorflow-tutorial", "github", "VinnieVendemia/tensorflow-tutorial",
+         "f11d2166be032d91f1b8c7472dcb57d514d7dd98", "tf1", "no"),
+    Unit("rajasaroj+TensorFlow-tutorial", "github", "rajasaroj/TensorFlow-tutorial",
+         "8e778aabd4ae0c0e81e5ffc5377c4db13fa9d300", "tf1", "no"),
+    Unit("GuruOfPython+tensorflow-tutorial", "github", "GuruOfPython/tensorflow-tutorial",
+         "5c1330cedeba6b50566e29b9096fb660074a0949", "tf1", "no"),
+    Unit("jobsjiang+tensorflow-tutorial", "github", "jobsjiang/tensorflow-tutorial",
+         "8bce4430d8ffe1d11536101fd7e651337d960b00", "mixed", "no", notebooks=True),
+    Unit("kaustubh-karthik+Tensorflow-tutorial", "github", "kaustubh-karthik/Tensorflow-tutorial",
+         "9d93afde84a1a931478f7296fa540d243d7c0db9", "tf2", "no"),
+    Unit("cciprianmihai+Tensorflow-Tutorial", "github", "cciprianmihai/Tensorflow-Tutorial",
+         "8d6a78f4da289d175559ed406f8103c4cb2d7a47", "mixed", "no", notebooks=True),
+    Unit("ziapple+tensorflow-tutorial-cifar10", "github", "ziapple/tensorflow-tutorial-cifar10",
+         "aac77d537d80e06bc70d48e86bd358db4c68850b", "tf1", "no"),
+    Unit("himvish997+tensorflow-tutorial", "github", "himvish997/tensorflow-tutorial",
+         "dda78dfb8837a2f636abb785b3785678e909f21b", "tf1", "no"),
+    Unit("ani0075+tensorflow-tutorials", "github", "ani0075/tensorflow-tutorials",
+         "a125221bf2ae5356f7b7c3c6035ba4276a2ab236", "mixed", "no", notebooks=True),
+    Unit("GiuseppeMarra+tensorflow-tutorials", "github", "GiuseppeMarra/tensorflow-tutorials",
+         "72bffb49a44ecc5729848e1cb35c107d13b1cd8a", "tf1", "no", notebooks=True),
+    Unit("liangyihuai+my_tensorflow", "github", "liangyihuai/my_tensorflow",
+         "c083f5e4ca02901fee858157e1964cfa79343a0f", "tf1", "no"),
+    Unit("jrhahn+py_tensorflow_experiments", "github", "jrhahn/py_tensorflow_experiments",
+         "01aebf681df25286cf4503661148203a03309b04", "tf2", "no"),
+    Unit("eshan-savla+object_detector_tensorflow", "github", "eshan-savla/object_detector_tensorflow",
+         "472b08c7fe62138b3533b9cb892ed3784924663c", "tf2", "no"),
+    Unit("ZhouKai90+YOLO_Tensorflow2", "github", "ZhouKai90/YOLO_Tensorflow2",
+         "d7f860b53ff9c6f071ff3a0597dfd6348880bea6", "tf2", "no"),
+    Unit("yuyiccc+my_FPN_Tensorflow", "github", "yuyiccc/my_FPN_Tensorflow",
+         "141bf2ce124c2c215f326c1a0b6fe4b713270260", "tf1", "no"),
+    Unit("HoyeongYun+Google-ML-Bootcamp_tensorflow-certificate-study", "github", "HoyeongYun/Google-ML-Bootcamp_tensorflow-certificate-study",
+         "7e18a6cbe984af7bbca19990e0810fa38f2f0f5e", "tf2", "no"),
+    Unit("kelia+movidius_tensorflow", "github", "kelia/movidius_tensorflow",
+         "6192f374a2db7074dfb857abc4c0b31f78331158", "mixed", "no"),
+    Unit("waterself+stacked_hourglass_network_tensorflow_2.x_implements", "github", "waterself/stacked_hourglass_network_tensorflow_2.x_implements",
+         "0f28b83650d6662ca2536f75f601aad6bb1711de", "tf2", "some", notebooks=True),
+    Unit("alessandroaimar+tfb__TensorFlow_Builder", "github", "alessandroaimar/tfb__TensorFlow_Builder",
+         "924ddee5ee803952caddfa1fb1511a3a55ca9e4d", "tf2", "no"),
+    Unit("meetxinzhang+Networks_In_TensorFlow", "github", "meetxinzhang/Networks_In_TensorFlow",
+         "4e2b6f0574661a3e6348ba92ffec57318e242b7c", "mixed", "no"),
+    Unit("Ingerdev+TinyFaces_Tensorflow_Cpp", "github", "Ingerdev/TinyFaces_Tensorflow_Cpp",
+         "c473c40989568abdedcc4739d9730e73fffa4578", "tf1", "no"),
+    Unit("graphcore+ipu_tensorflow_addons", "github", "graphcore/ipu_tensorflow_addons",
+         "6dcfc49a591a62da92e8b866458d795a957f20a6", "mixed", "no"),
+    Unit("matt-roz+progressive_growing_of_gans_tensorflow_2", "github", "matt-roz/progressive_growing_of_gans_tensorflow_2",
+         "d92329e52c03fd784633b4d0a813177abd212e25", "tf2", "no"),
+    Unit("datamachines+cuda_tensorflow_opencv", "github", "datamachines/cuda_tensorflow_opencv",
+         "81fb8e55dd84b99b04dd846bd4cc0bfafd6edb80", "tf2", "no"),
+    Unit("FuncSherl+use_tensorflow", "github", "FuncSherl/use_tensorflow",
+         "871dd09903c075710fc7242d4b325db5083893f0", "tf1", "no"),
+    Unit("sogangori+inpaint_tensorflow", "github", "sogangori/inpaint_tensorflow",
+         "53e922eba96db9cf57f7eeb2700af89698e9b8b8", "tf1", "some"),
+    Unit("Rasif2004+OpenCV_Keras_Tensorflow_YOLO", "github", "Rasif2004/OpenCV_Keras_Tensorflow_YOLO",
+         "df5b1f0abbc37d6c5ffe61668470bf93986dcd99", "tf2", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4170,8 +4256,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # in round 50, UNITS[1762:1813] in round 51, UNITS[1813:1848] in round 52, UNITS[1848:1858] in round 53,
 # UNITS[1858:1894] in round 54, UNITS[1894:1912] in round 55, UNITS[1912:1930] in round 56, UNITS[1930:1948] in
 # round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59, UNITS[1966:1992] in round 60,
-# UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62 and UNITS[2036:] in round 63; ROUND5 ... ROUND63
-# select a round's units for a measurement on them alone (heldout.py --units round5 ... round63).
+# UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62, UNITS[2036:2061] in round 63, UNITS[2061:2076] in
+# round 64, UNITS[2076:2087] in round 65 and UNITS[2087:] in round 66; ROUND5 ... ROUND66
+# select a round's units for a measurement on them alone (heldout.py --units round5 ... round66).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -4230,4 +4317,7 @@ ROUND59 = frozenset(unit.name for unit in UNITS[1957:1966])
 ROUND60 = frozenset(unit.name for unit in UNITS[1966:1992])
 ROUND61 = frozenset(unit.name for unit in UNITS[1992:2013])
 ROUND62 = frozenset(unit.name for unit in UNITS[2013:2036])
-ROUND63 = frozenset(unit.name for unit in UNITS[2036:])
+ROUND63 = frozenset(unit.name for unit in UNITS[2036:2061])
+ROUND64 = frozenset(unit.name for unit in UNITS[2061:2076])
+ROUND65 = frozenset(unit.name for unit in UNITS[2076:2087])
+ROUND66 = frozenset(unit.name for unit in UNITS[2087:])
