@@ -348,7 +348,7 @@ def blocks(node: cst.CSTNode, child: cst.CSTNode, loops: SessionLoops, scope: Sc
     """``child`` of ``node`` runs only sometimes, or in a fresh graph."""
     kind = type(node)  # concrete classes
     if kind is cst.If:
-        return child is not node.test and not (periodic(node.test) and not _never_true(loops.context, node.test))
+        return child is not node.test and (not periodic(node.test) or _never_true(loops.context, node.test))
     if kind is cst.IfExp:
         return child is not node.test
     if kind is cst.BooleanOperation:
@@ -376,11 +376,11 @@ def _modulo(test: cst.BaseExpression) -> Optional[cst.BinaryOperation]:
 def _never_true(context, test: cst.BaseExpression) -> bool:
     """``step % n == k`` with ``k`` outside ``0 .. n - 1`` (``n`` and ``k`` spelled out): the
     remainder never gets there, so the branch never runs."""
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1 or type(test.comparisons[0].operator) \
-            is not cst.Equal:
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return False
-    n, k = literal_int(context, test.left.right), literal_int(context, test.comparisons[0].comparator)
-    return n is not None and k is not None and n > 0 and not 0 <= k < n
+    comparison = test.comparisons[0]
+    n, k = literal_int(context, test.left.right), literal_int(context, comparison.comparator)
+    return type(comparison.operator) is cst.Equal and n is not None and k is not None and n > 0 and not 0 <= k < n
 
 
 def period(context, test: cst.BaseExpression) -> Optional[Tuple[str, int]]:
