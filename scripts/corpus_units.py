@@ -4533,6 +4533,56 @@ UNITS = [
          "c21cf7c481ba1891f33e5e997f50f180bbaf4653", "tf1", "no", notebooks=True),
     Unit("OkYongChoi+horovod-keras-example", "github", "OkYongChoi/horovod-keras-example",
          "67cd6d180c485d71e4f893b229ea5e94b5214e4d", "tf2", "no"),
+    Unit("jasonbunk+char-rnn-tensorflow", "github", "jasonbunk/char-rnn-tensorflow",
+         "6c3812a8e7b13cf1813a4c6e02259797f7dcf589", "tf1", "no"),
+    Unit("mrzl+word-rnn-tensorflow", "github", "mrzl/word-rnn-tensorflow",
+         "04cb5833a219074c2755e81d8fb20ba83b9ebbd4", "tf1", "no"),
+    Unit("indiejoseph+char-rnn-tensorflow", "github", "indiejoseph/char-rnn-tensorflow",
+         "8505a8835a5e67cb41cb04a33381050dc59b9676", "tf1", "some"),
+    Unit("nickjar99+char-rnn-tensorflow", "github", "nickjar99/char-rnn-tensorflow",
+         "658e971419f4d7bf61fba3c205774ef1aee0fb3e", "tf1", "no"),
+    Unit("anyaosborne+Char-RNN-Tensorflow-Games", "github", "anyaosborne/Char-RNN-Tensorflow-Games",
+         "7da52f91e57bce186fe2100149a8722cd1723fc6", "tf2", "no"),
+    Unit("harshitbansal05+CRNN-TensorFlow", "github", "harshitbansal05/CRNN-TensorFlow",
+         "c81b769d6b195ded928a197c12dd8d2c73f75d76", "tf2", "no"),
+    Unit("wudlike+CRNN-tensorflow", "github", "wudlike/CRNN-tensorflow",
+         "45ee7a8fff9b27b653c4904d7901c9716f47660c", "tf1", "no"),
+    Unit("boice-girl+RNN-tensorflow", "github", "boice-girl/RNN-tensorflow",
+         "fa98841409b0b50bcb5baf26bf5ba73b2429677a", "tf1", "no"),
+    Unit("HoangHNguyen+pixel-rnn-tensorflow", "github", "HoangHNguyen/pixel-rnn-tensorflow",
+         "e6e32fb4ee298f546b4727801a5fb5d31250cf52", "tf1", "some"),
+    Unit("Chris8018+char-rnn-tensorflow", "github", "Chris8018/char-rnn-tensorflow",
+         "4bff62d34ba6d536f052145cd3f8f79b6fa11365", "tf1", "no"),
+    Unit("JamesFisken+RNN-Tensorflow", "github", "JamesFisken/RNN-Tensorflow",
+         "843cf7e2c03b5abe868abd96a00df9c9956ab986", "tf2", "no"),
+    Unit("insikk+kor-char-rnn-tensorflow", "github", "insikk/kor-char-rnn-tensorflow",
+         "468699451563e1c0574bff806d0f1ebf0d281328", "tf1", "no"),
+    Unit("Zmiecer+char-rnn-tensorflow", "github", "Zmiecer/char-rnn-tensorflow",
+         "9f8aff4c81cd1e996113370743d6c5dcb1a5abc0", "tf1", "no"),
+    Unit("Zbot21+char-rnn-tensorflow", "github", "Zbot21/char-rnn-tensorflow",
+         "7b4df7e3e19a51a9c73d01c222f6800c5165e290", "tf1", "no"),
+    Unit("jayIves+char-rnn-tensorflow", "github", "jayIves/char-rnn-tensorflow",
+         "cec0b30b9d03bfe7103fbac9f7cf86edacbf68b5", "tf1", "no"),
+    Unit("SonSungHwan+kor-char-rnn-tensorflow", "github", "SonSungHwan/kor-char-rnn-tensorflow",
+         "5f2a5520a06e6c0a4aa6c91378dbb85d21552ed7", "tf1", "no"),
+    Unit("joysword+char-rnn-tensorflow", "github", "joysword/char-rnn-tensorflow",
+         "a89045069a22d1154a10b3c60a48e594e27b56f2", "tf1", "some"),
+    Unit("valentinradu+word-rnn-tensorflow", "github", "valentinradu/word-rnn-tensorflow",
+         "ef21b7f6b1c936e90c6604d425bc00d190daafbb", "tf1", "no"),
+    Unit("lucy3+char-rnn-tensorflow", "github", "lucy3/char-rnn-tensorflow",
+         "ff93439c97c106de87b29c25af86018ebe51047a", "tf1", "some"),
+    Unit("gwli+Char-RNN-TensorFlow", "github", "gwli/Char-RNN-TensorFlow",
+         "58acc8270041568d86a55957a764ff1afbd48cd3", "mixed", "no"),
+    Unit("MuTangShawn+QRNN-TensorFlow-Unofficial", "github", "MuTangShawn/QRNN-TensorFlow-Unofficial",
+         "d9bf5720983e39f293e8a1634d0edc1650c45629", "tf2", "no"),
+    Unit("dmitryaleks+time-series-forecasting-rnn-tensorflow", "github", "dmitryaleks/time-series-forecasting-rnn-tensorflow",
+         "cf52c26c6d74527e6eddf940a0d8e89f491e91fc", "tf2", "no"),
+    Unit("karantan+word-rnn-tensorflow", "github", "karantan/word-rnn-tensorflow",
+         "68bf4cdf7484d99601416604d3349dba3e18e40f", "tf1", "no"),
+    Unit("MingStar+char-rnn-tensorflow", "github", "MingStar/char-rnn-tensorflow",
+         "0dbe663364f9968d9ca9279c6fd78125dd9faa59", "tf1", "no"),
+    Unit("sunxiaobiu+word-rnn-tensorflow", "github", "sunxiaobiu/word-rnn-tensorflow",
+         "a567d7da0793e168474dae9257f0238ce7707898", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4554,9 +4604,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 57, UNITS[1948:1957] in round 58, UNITS[1957:1966] in round 59, UNITS[1966:1992] in round 60,
 # UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62, UNITS[2036:2061] in round 63, UNITS[2061:2076] in
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
-# in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71 and
-# UNITS[2227:] in round 72; ROUND5 ... ROUND72 select a round's units for a measurement on them alone (heldout.py
-# --units round5 ... round72).
+# in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
+# UNITS[2227:2252] in round 72 and UNITS[2252:] in round 73; ROUND5 ... ROUND73 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round73).
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -4624,4 +4674,5 @@ ROUND68 = frozenset(unit.name for unit in UNITS[2128:2153])
 ROUND69 = frozenset(unit.name for unit in UNITS[2153:2177])
 ROUND70 = frozenset(unit.name for unit in UNITS[2177:2202])
 ROUND71 = frozenset(unit.name for unit in UNITS[2202:2227])
-ROUND72 = frozenset(unit.name for unit in UNITS[2227:])
+ROUND72 = frozenset(unit.name for unit in UNITS[2227:2252])
+ROUND73 = frozenset(unit.name for unit in UNITS[2252:])
