@@ -32,8 +32,9 @@ An optimizer's ``minimize`` and a variable's ``assign`` count also on an attribu
 assigns once (``self.optimizer.minimize(loss)``, ``self.epoch.assign_add(1.0)``).
 Ops under an ``if`` (except a periodic ``step % n == 0``, unless it asks for a
 remainder that never comes: ``step % 10 == 450``), in an except handler, in a
-fresh ``tf.Graph()`` (``as_default()``, or a session given one), or in a loop that calls ``tf.reset_default_graph()`` (directly or through a
-module-local function) are not reported, nor are calls of module-local
+fresh ``tf.Graph()`` (``as_default()``, or a session given one), or in a loop
+that calls ``tf.reset_default_graph()`` (directly or through a module-local
+function) are not reported, nor are calls of module-local
 functions that build ops only sometimes (cached ops), nor loops whose literal
 counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(1, steps + 1)`` with ``steps = 1``,
