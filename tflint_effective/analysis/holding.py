@@ -8,6 +8,10 @@ leaves it unknown, as does a loop around the read that touches it (the next iter
 for a read in an ``except`` handler, its ``try``.
 A ``with`` block before the read is searched from its end.  So of ``loss`` bound in both
 branches of an ``if``, a read in the ``else`` branch after its own assignment holds that one.
+
+``reaching.Reaching`` answers the same question for the semantic model, for the read the traversal
+is at and only when every assignment of the name runs once, in order; this walk answers for any
+path, and so for the names a device scope's value reads, followed from assignment to assignment.
 """
 from __future__ import annotations
 

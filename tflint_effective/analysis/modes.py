@@ -117,7 +117,8 @@ class Modes:
     def _explicit(self, function: cst.CSTNode) -> bool:
         if function in self.explicit:
             return True
-        return isinstance(function, cst.FunctionDef) and (id(self._def_owner(function)), function.name.value) in self.explicit
+        return isinstance(function, cst.FunctionDef) and (
+            id(self._def_owner(function)), function.name.value) in self.explicit
 
     def tf1_api_thunk(self) -> Callable[[], bool]:
         """Whether the module spells TF 1.x-only names at the root (``tf.Session``,
@@ -264,7 +265,8 @@ class Modes:
             explicit = True
         else:
             return
-        target = call_arg(node, 0, "") or next((a for a in node.args if a.keyword and a.keyword.value in TRACED_KEYWORDS), None)
+        target = call_arg(node, 0, "") or next(
+            (a for a in node.args if a.keyword and a.keyword.value in TRACED_KEYWORDS), None)
         if target is None:
             return
         if isinstance(target.value, cst.Lambda):

@@ -26,9 +26,10 @@ with the user's axis.
 
 Known problems: names assigned in another scope, or more than once where an
 assignment may not run or runs in a loop, are not followed (one assigned several times in code
-that runs in order is followed to the assignment before the read); ``log(reduce_mean(exp(x)))`` (log-sum-exp minus ``log(n)``) is not
-reported.  A fix through a name re-reads ``x`` at the log: a ``tf.Variable``
-assigned in between is not detected.
+that runs in order is followed to the assignment before the read);
+``log(reduce_mean(exp(x)))`` (log-sum-exp minus ``log(n)``) is not reported.  A fix
+through a name re-reads ``x`` at the log: a ``tf.Variable`` assigned in between is not
+detected.
 """
 import libcst as cst
 
