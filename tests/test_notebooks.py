@@ -205,3 +205,49 @@ def test_a_magic_after_a_closed_bracket_is_still_a_magic():
     cells = [code_cell(1, ["x = f('(',  # )\n", "      1)\n", "%time g(x)"])]
     assert Notebook(notebook_text(cells)).source.splitlines()[1:] == [
         "x = f('(',  # )", "      1)", "pass  # <tflint-effective magic>"]
+
+
+INDENTED = [code_cell(1, ["import tensorflow as tf\n", "x = tf.ones([2, 3])"]),
+            code_cell(2, ["\n", "  y = tf.reduce_sum(x, reduction_indices=1)\n", "  if True:\n",
+                          "      v = tf.reduce_max(x, keep_dims=True, axis=0)\n", "\n", "  print(y)"])]
+
+
+def test_an_indented_cell_is_read_as_ipython_reads_it_and_reported_at_its_own_columns(tmp_path, capsys,
+                                                                                        monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "i.ipynb").write_text(notebook_text(INDENTED))
+    assert Notebook(notebook_text(INDENTED)).source.splitlines()[4:] == [
+        "", "y = tf.reduce_sum(x, reduction_indices=1)", "if True:",
+        "    v = tf.reduce_max(x, keep_dims=True, axis=0)", "", "print(y)"]
+    status, out, _ = run(capsys, "check", "i.ipynb", "--select", "TFE102", "--show-source")
+    assert status == 1
+    assert out == (
+        f"i.ipynb:cell 2:2:24: TFE102 [warning] {M102.format(old='reduction_indices', new='axis')}\n"
+        "2 |   y = tf.reduce_sum(x, reduction_indices=1)\n  |                        ^^^^^^^^^^^^^^^^^^^\n"
+        f"i.ipynb:cell 2:4:28: TFE102 [warning] {M102.format(old='keep_dims', new='keepdims')}\n"
+        "4 |       v = tf.reduce_max(x, keep_dims=True, axis=0)\n  |                            ^^^^^^^^^^^^^^\n")
+
+
+def test_fixing_an_indented_cell_keeps_its_indentation(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "i.ipynb").write_text(notebook_text(INDENTED))
+    assert run(capsys, "fix", "i.ipynb", "--select", "TFE102") == (1, "", "Fixed 2 findings in 1 file.\n")
+    assert (tmp_path / "i.ipynb").read_text() == notebook_text(INDENTED).replace(
+        "reduction_indices=1", "axis=1").replace("keep_dims=True", "keepdims=True")
+
+
+def test_an_indented_cell_whose_string_has_a_less_indented_line_is_not_fixed(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cells = [code_cell(1, ["  import tensorflow as tf\n", '  s = """\n', 'text"""\n',
+                           "  y = tf.reduce_sum(tf.ones([2]), reduction_indices=0)"])]
+    (tmp_path / "s.ipynb").write_text(notebook_text(cells))
+    status, out, err = run(capsys, "fix", "s.ipynb", "--select", "TFE102")
+    assert status == 1 and out.startswith("s.ipynb:cell 1:4:35: TFE102 [warning]")
+    assert "s.ipynb: warning: the fixed code cannot be put back into the cells; notebook left unchanged" in err
+    assert (tmp_path / "s.ipynb").read_text() == notebook_text(cells)
+
+
+def test_a_cell_that_starts_with_an_indented_comment_is_read_as_it_is():
+    cells = [code_cell(1, ["  # setup\n", "import tensorflow as tf\n", "for i in range(2):\n", "    x = i"])]
+    assert Notebook(notebook_text(cells)).source.splitlines()[1:] == [
+        "  # setup", "import tensorflow as tf", "for i in range(2):", "    x = i"]

@@ -4,7 +4,9 @@ The code cells are joined in order, so an import in cell 1 resolves a name in
 cell 7; each is preceded by a marker comment, which lets a fixed module be cut
 back into cells.  IPython line magics, ``!shell`` and ``?help`` lines become
 ``pass`` placeholders (same line count) and are put back on writing; a cell that
-starts with a cell magic (``%%time``) is not Python and is skipped.  Cells are
+starts with a cell magic (``%%time``) is not Python and is skipped.  As IPython does, a
+cell whose first non-blank line is indented loses that indentation on every line that
+starts with it (findings keep the cell's own columns; fixes put it back).  Cells are
 numbered from 1 over all cells, markdown included, as ruff does.  Fixes may
 touch only one cell; the notebook is written back with only the text of the
 changed cells' ``source`` values replaced, in the layout of the value it replaces
@@ -28,6 +30,8 @@ PLACEHOLDER = "pass  # <tflint-effective magic>"
 # A line IPython rewrites before Python sees it: %magic, !shell, ?name, name?, x = %magic, x = !cmd.
 MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?{1,2}[ \t]*$|[\w.]+[ \t]*=[ \t]*[%!])")
 CELL_MAGIC = re.compile(r"\s*%%")
+# the indentation of a cell's first non-blank line, if code (IPython would also take a comment's)
+LEADING_INDENT = re.compile(r"(?:[ \t\f]*\r?\n)*([ \t]+)[^\s#]")
 _CODE = re.compile(rf"{STRING}|#[^\n]*|([(\[{{])|([)\]}}])")  # strings and comments hide brackets
 _TRIPLE = ("'''", '"""')
 _TRIPLE_END = {quote: re.compile(rf"(?:[^{quote[0]}\\]|\\.|{quote[0]}(?!{quote[0]*2}))*+{quote}") for quote in _TRIPLE}
@@ -46,6 +50,32 @@ class Cell:
     code: str  # what is linted: magics replaced, ending in a newline
     magics: List[str]  # the replaced lines, in order
     first_line: int = 0  # line of the cell's first code line in the joined module
+    indent: str = ""  # the leading indentation IPython removes from the cell's lines
+
+    def dedented(self) -> str:
+        return _dedent(self.text, self.indent)
+
+    def indented(self, text: str) -> Optional[str]:
+        """``text``, a new version of the cell's dedented text, with the indentation back;
+        None when putting it back would not give the cell's own text for its own lines."""
+        if not self.indent:
+            return text
+        if _indent(self.dedented(), self.indent) != self.text:
+            return None  # a less indented line (in a string): its place is unknown
+        return _indent(text, self.indent)
+
+
+def _dedent(text: str, indent: str) -> str:
+    return "".join(line[len(indent):] if indent and line.startswith(indent) else line for line in _split(text))
+
+
+def _indent(text: str, indent: str) -> str:
+    return "".join(indent + line if line.strip() else line for line in _split(text))
+
+
+def _split(text: str) -> List[str]:
+    """The lines of ``text`` as the joined module counts them, each with its newline."""
+    return re.findall(r"[^\n]*\n|[^\n]+", text)
 
 
 def _mask_magics(text: str) -> Tuple[str, List[str]]:
@@ -135,8 +165,10 @@ class Notebook:
             cell_text = _cell_text(raw, index + 1)
             if raw.get("cell_type") != "code" or CELL_MAGIC.match(cell_text):
                 continue
-            code, magics = _mask_magics(cell_text)
-            cell = Cell(index + 1, index, cell_text, code, magics, first_line=line + 1)
+            leading = LEADING_INDENT.match(cell_text)
+            indent = leading.group(1) if leading else ""
+            code, magics = _mask_magics(_dedent(cell_text, indent))
+            cell = Cell(index + 1, index, cell_text, code, magics, first_line=line + 1, indent=indent)
             self.cells.append(cell)
             parts += [MARKER.format(cell.number), "\n", code]
             line += 1 + code.count("\n")
@@ -151,6 +183,16 @@ class Notebook:
             return None, line
         cell = self.cells[at]
         return cell.number, line - cell.first_line + 1
+
+    def prefix(self, line: int) -> str:
+        """The indentation the cell of ``line`` (of ``source``) lost on that line."""
+        at = bisect.bisect_right(self._starts, line) - 1
+        if at < 0 or not self.cells[at].indent:
+            return ""
+        cell = self.cells[at]
+        lines = _split(cell.text)
+        within = line - cell.first_line
+        return cell.indent if within < len(lines) and lines[within].startswith(cell.indent) else ""
 
     def same_cell(self, diagnostic) -> bool:
         """Whether a finding (and so its fix) lies within one cell."""
@@ -178,7 +220,10 @@ class Notebook:
                 return None
             if not cell.text.endswith("\n") and text.endswith("\n"):
                 text = text[:-1]
-            if text != cell.text:
+            if text != cell.dedented():
+                text = cell.indented(text)
+                if text is None:
+                    return None
                 changed[cell.index] = text
         return changed
 
@@ -287,7 +332,7 @@ def _source_value(text: str, start: int, end: int, new: str) -> str:
     old = text[start:end]
     if not old.startswith("["):
         return json.dumps(new, ensure_ascii=ascii_only)
-    lines = re.findall(r"[^\n]*\n|[^\n]+", new)
+    lines = _split(new)
     items = _elements(text, start)
     opening = text[start + 1:items[0][0]] if items else ""
     closing = text[items[-1][1]:end - 1] if items else ""
@@ -310,6 +355,9 @@ class PythonFile:
 
     def locate(self, line: int) -> Tuple[Optional[int], int]:
         return None, line
+
+    def prefix(self, line: int) -> str:
+        return ""
 
     def same_cell(self, diagnostic) -> bool:
         return True

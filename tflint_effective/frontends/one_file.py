@@ -111,9 +111,11 @@ def _edits(old: str, new: str) -> Tuple[Tuple[int, int, str], ...]:
 def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None, lines=()) -> Finding:
     cell, line = document.locate(d.line)
     end_cell, end_line = document.locate(max(d.end_line, d.line))
-    end_col = d.end_col if d.end_line else d.col
+    prefix = document.prefix(d.line)  # a notebook cell's indentation, which IPython removes
+    col = d.col + len(prefix)
+    end_col = d.end_col + len(document.prefix(d.end_line)) if d.end_line else col
     if end_cell != cell:  # a node across cells: clip to the first cell's line
-        end_line, end_col = line, d.col
+        end_line, end_col = line, col
     diff, edits = None, ()
     if module is not None and d.fix is not None:
         from ..engine.fix import apply_fixes
@@ -121,8 +123,8 @@ def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None, l
         fixed = apply_fixes(module, [d.fix])[0].code
         diff = document.diff(fixed, name)
         edits = _edits(document.source, fixed) if isinstance(document, PythonFile) else ()
-    source_line = lines[d.line - 1] if 0 < d.line <= len(lines) else None  # --show-source
-    return Finding(name, line, d.col + 1, end_line, end_col + 1, d.code, d.message, d.severity,
+    source_line = prefix + lines[d.line - 1] if 0 < d.line <= len(lines) else None  # --show-source
+    return Finding(name, line, col + 1, end_line, end_col + 1, d.code, d.message, d.severity,
                    cell, d.fix_safety, diff, edits, suppressed, source_line)
 
 
@@ -230,7 +232,7 @@ def fix_file(path: str, options: Options, data: Optional[bytes] = None) -> FileR
     new_text = document.rewrite(fixed.source) if changed else document.text
     if new_text is None:
         result = _lint(name, document, options)
-        result.warnings.append(f"{name}: warning: the fixes would move code between cells; "
+        result.warnings.append(f"{name}: warning: the fixed code cannot be put back into the cells; "
                                "notebook left unchanged")
         return result
     output = ""
