@@ -20,6 +20,10 @@ def lint(source):
                "        sess.run(tf.identity(x))\n        break\n", [(7, 18, "TFE601")]),  # a continue skips the break
     (SESSION + "    while True:\n        sess.run(tf.identity(x))\n        if done:\n            break\n",
      [(5, 18, "TFE601")]),  # a break that depends on a test
+    (SESSION + "    while True:\n        sess.run(tf.identity(x))\n        if done:\n            exit(0)\n",
+     [(5, 18, "TFE601")]),  # an exit that depends on a test
+    (V1 + "def exit(code):\n    print(code)\nsess = tf.Session()\nwhile True:\n    sess.run(tf.identity(x))\n"
+          "    exit(0)\n", [(6, 14, "TFE601")]),  # the module's own `exit`, which returns
     (SESSION + "    while True:\n        sess.run(tf.global_variables_initializer())\n", [(5, 18, "TFE601")]),
     (SESSION + "    for epoch in range(steps):\n        saver = tf.train.Saver()\n        saver.save(sess, 'm')\n"
                "        sess.run(x)\n", [(5, 17, "TFE601")]),
@@ -127,6 +131,10 @@ def test_findings(source, expected):
     # at most 15 iterations in all, counted from literals: a bounded handful of copies
     V1 + "coord = tf.train.Coordinator()\nsess = tf.Session()\nwhile not coord.should_stop():\n"
          "    sess.run(tf.image.encode_png(x))\n    print(1)\n    break\n",  # one pass: it ends in a break
+    V1 + "coord = tf.train.Coordinator()\nsess = tf.Session()\nwhile not coord.should_stop():\n"
+         "    tf.global_variables_initializer().run()\n    print(sess.run(x))\n    exit(0)\n",  # or ends the program
+    V1 + "import sys\nsess = tf.Session()\nfor b in batches:\n    sess.run(tf.identity(x))\n    sys.exit()\n",
+    V1 + "import os\nsess = tf.Session()\nfor b in batches:\n    sess.run(tf.identity(x))\n    os._exit(1)\n",
     V1 + "sess = tf.Session()\nfor i in range(15):\n    sess.run(tf.identity(x))\n",
     V1 + "sess = tf.Session()\nfor i in range(6001):\n    if i % 2000 == 0:\n        sess.run(tf.identity(x))\n",
     V1 + "N = 20\nsess = tf.Session()\nfor i in range(N):\n    if (i + 1) % 5 == 0:\n"

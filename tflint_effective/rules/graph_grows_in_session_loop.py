@@ -41,7 +41,8 @@ counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``range(len(files))`` with ``files`` a list literal, ``np.array([a, b])``, ``for i in range(6001)``
 around ``if i % 2000 == 0``, also
 nested in ``if i % 20 == 0``, ``range(n)`` with ``n`` bound to ``1`` in one branch and to ``EPOCHS
-= 10`` in the other, a loop whose body ends in an unconditional ``break`` and holds no ``continue``:
+= 10`` in the other, a loop whose body ends in an unconditional ``break`` (or ``sys.exit()``) and holds
+no ``continue``:
 a model per ensemble member, a few test batches, a few checkpoints, one pass): a
 bounded handful of copies.  An op that reads what the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
@@ -171,7 +172,7 @@ class GraphGrowsInSessionLoop(Rule):
                 if counter is not None:  # nested periodic branches: both hold at multiples of both
                     periods[counter[0]] = math.lcm(periods.get(counter[0], 1), counter[1])
             elif kind in LOOPS and child is node.body:
-                if _runs_once(node):
+                if _runs_once(node, self.context):
                     count = 1
                 elif kind is cst.For:
                     count = literal_count(self.context, node.iter)
@@ -230,12 +231,24 @@ class GraphGrowsInSessionLoop(Rule):
         return not any(indexing and name in varying for value in sources for name, indexing in _reads(value))
 
 
-def _runs_once(loop) -> bool:
-    """The body ends in an unconditional ``break`` (or ``return`` / ``raise``) and holds no
-    ``continue``: one iteration at most (a loop cut short while debugging)."""
+def _runs_once(loop, context) -> bool:
+    """The body ends in an unconditional ``break`` (or ``return`` / ``raise``, or a call of
+    ``exit()``, ``sys.exit()``...) and holds no ``continue``: one iteration at most (a loop cut
+    short while debugging)."""
     last = body_statements(loop)[-1]
-    return (type(last) is cst.SimpleStatementLine and type(last.body[-1]) in (cst.Break, cst.Return, cst.Raise)
-            and not any(type(node) is cst.Continue for node in walk(loop.body)))
+    if type(last) is not cst.SimpleStatementLine or any(type(node) is cst.Continue for node in walk(loop.body)):
+        return False
+    end = last.body[-1]
+    return type(end) in (cst.Break, cst.Return, cst.Raise) or type(end) is cst.Expr and _exits(end.value, context)
+
+
+def _exits(expr, context) -> bool:
+    """A call that ends the program: the builtin ``exit`` / ``quit``, ``sys.exit``, ``os._exit``."""
+    if type(expr) is not cst.Call:
+        return False
+    if type(expr.func) is cst.Name:
+        return expr.func.value in ("exit", "quit") and context.owner(expr.func.value) is None
+    return context.qualname(expr.func) in ("sys.exit", "os._exit")
 
 
 def _varying(chain):
