@@ -4583,6 +4583,57 @@ UNITS = [
          "0dbe663364f9968d9ca9279c6fd78125dd9faa59", "tf1", "no"),
     Unit("sunxiaobiu+word-rnn-tensorflow", "github", "sunxiaobiu/word-rnn-tensorflow",
          "a567d7da0793e168474dae9257f0238ce7707898", "tf1", "no"),
+    # --- added in round 74 (development units: tuned on, never measured) ---
+    Unit("Gateway11+tensorflow-examples", "github", "Gateway11/tensorflow-examples",
+         "74936a1080bc76880ce79ce51f952005acdd04fd", "tf1", "no"),
+    Unit("pckosek+tensorflow-examples", "github", "pckosek/tensorflow-examples",
+         "5127f826a62450e07a4abb8e7edf500edfb11940", "tf1", "some", notebooks=True),
+    Unit("wilsonify+tensorflow-examples", "github", "wilsonify/tensorflow-examples",
+         "0004cebfb638825d6c9f3dc307fda08a77aea803", "mixed", "some", notebooks=True),
+    Unit("bbclr20+TensorFlow-Examples", "github", "bbclr20/TensorFlow-Examples",
+         "9e9c9ba604d78d60f7c46f709a30028d93ed93f8", "tf1", "no"),
+    Unit("tigerzhaoyue+tensorflow-examples", "github", "tigerzhaoyue/tensorflow-examples",
+         "0e38241e4ad67db4c03ea50dd62fd392b8c95766", "tf1", "some"),
+    Unit("seanli9jan+tensorflow-examples", "github", "seanli9jan/tensorflow-examples",
+         "c0921149b9d88e5836e4eaa5d3024f579ced1029", "tf1", "no", notebooks=True),
+    Unit("mdabros+tensorflow-examples", "github", "mdabros/tensorflow-examples",
+         "c30a1538102b8bf1ff1a582833bcd61877c4f3ec", "tf2", "no"),
+    Unit("guoshengkang+my-tensorflow-examples", "github", "guoshengkang/my-tensorflow-examples",
+         "8518b80ac9602e59ad55ed020dae9eddf0b5104a", "tf1", "some"),
+    Unit("riverhxz+TensorFlow-Examples", "github", "riverhxz/TensorFlow-Examples",
+         "344e00b4cf8a19dd32d2305f3ebfdb3adde82066", "tf1", "some", notebooks=True),
+    Unit("zyl007+tensorflow-examples", "github", "zyl007/tensorflow-examples",
+         "36b28cb5b68176d26302d00570a519132ff755d6", "tf1", "no", notebooks=True),
+    Unit("hojeong3709+numpy-pandas-tensorflow-learning", "github", "hojeong3709/numpy-pandas-tensorflow-learning",
+         "2fdd8d22dc5584103397559cb23a6efa8bb59637", "tf1", "no"),
+    Unit("juxiangwu+tensorflow-learning", "github", "juxiangwu/tensorflow-learning",
+         "ec477ac02ae5c2506819a7f8c147e3774baa3a4a", "tf1", "some"),
+    Unit("KaygoYM+Python-and-Tensorflow-learning", "github", "KaygoYM/Python-and-Tensorflow-learning",
+         "e393ef7d7cc90a134cf2fe8286433c080c43198a", "tf1", "no"),
+    Unit("Tmbao+tensorflow-learning", "github", "Tmbao/tensorflow-learning",
+         "b24ebf2cf0915edfcc80b03ba36b926bbb0c02aa", "mixed", "some"),
+    Unit("wucng+Tensorflow-learning", "github", "wucng/Tensorflow-learning",
+         "766a18f628518caae6ecf3742b42a1f6a386c9b2", "tf1", "some"),
+    Unit("RichardoMrMu+tensorflow-learning-long", "github", "RichardoMrMu/tensorflow-learning-long",
+         "cb3169b2d550bd4b3d34b1d111929e3f081b5231", "tf2", "some"),
+    Unit("Ross-Byrne+tensorflow-learning", "github", "Ross-Byrne/tensorflow-learning",
+         "0736d33c9bdf312efbade2dfe40205853f1eda3e", "tf2", "no"),
+    Unit("ltf9651+tensorflow-learning", "github", "ltf9651/tensorflow-learning",
+         "97a80079f922f5d88674effe9585190f7e5585ea", "tf1", "some", notebooks=True),
+    Unit("Hegemony+TensorFlow-learning", "github", "Hegemony/TensorFlow-learning",
+         "2b6bd10c06f6ddbe81a84b625358b279ae36577f", "tf1", "no"),
+    Unit("bbakiu+tensorflow-learning", "github", "bbakiu/tensorflow-learning",
+         "840e8ad162d0b4877a643d0eccce9d9ae998d2db", "mixed", "no"),
+    Unit("latuannetnam+tensorflow-learning", "github", "latuannetnam/tensorflow-learning",
+         "4183554ff949eb4369ce1521bff522a6fc5160d7", "tf1", "no", notebooks=True),
+    Unit("LegendZh+tensorflow-learning", "github", "LegendZh/tensorflow-learning",
+         "2df48b4ed1515c744110169f06d2e729cb1e5007", "tf2", "no"),
+    Unit("wangqinNick+Deep-Learning-Tensorflow", "github", "wangqinNick/Deep-Learning-Tensorflow",
+         "81a9f0f3fd093df64b5d32b1e5a51a71dd19b35a", "tf2", "no", notebooks=True),
+    Unit("mojtaba-peyrovi+Deep-Learning-tensorflow", "github", "mojtaba-peyrovi/Deep-Learning-tensorflow",
+         "8762f0c201f89b51b6dd0a8e9f23edf7e119524d", "tf1", "no", notebooks=True),
+    Unit("yann-sjtu+deep-learning-TensorFlow", "github", "yann-sjtu/deep-learning-TensorFlow",
+         "c6a436cef2d3f1f36990a98a3b5eede12498ae08", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4605,8 +4656,9 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62, UNITS[2036:2061] in round 63, UNITS[2061:2076] in
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
-# UNITS[2227:2252] in round 72 and UNITS[2252:] in round 73; ROUND5 ... ROUND73 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round73).
+# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND73 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round73).  UNITS[2277:] (DEV74) are development
+# units added in round 74: the rules were tuned on them, and nothing is measured on them.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -4675,4 +4727,5 @@ ROUND69 = frozenset(unit.name for unit in UNITS[2153:2177])
 ROUND70 = frozenset(unit.name for unit in UNITS[2177:2202])
 ROUND71 = frozenset(unit.name for unit in UNITS[2202:2227])
 ROUND72 = frozenset(unit.name for unit in UNITS[2227:2252])
-ROUND73 = frozenset(unit.name for unit in UNITS[2252:])
+ROUND73 = frozenset(unit.name for unit in UNITS[2252:2277])
+DEV74 = frozenset(unit.name for unit in UNITS[2277:])  # development units, not a measurement
