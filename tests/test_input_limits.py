@@ -117,3 +117,25 @@ def test_a_flat_chain_of_ten_thousand_operators_is_refused_quickly():
     [d] = lint_source(source, "m.py")
     assert time.process_time() - started < 5
     assert (d.line, d.code) == (1, "TFE000") and d.message.startswith("cannot analyse this file: ")
+
+
+def _notebook(code, output=""):
+    cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": code,
+            "outputs": [{"output_type": "display_data", "metadata": {}, "data": {"image/png": output}}]}
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_a_notebook_is_capped_by_its_code_and_may_be_larger_for_its_outputs(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plots.ipynb").write_text(_notebook(SQUEEZE, "A" * 3_000))  # 3 kB of image, 68 bytes of code
+    (tmp_path / "code.ipynb").write_text(_notebook(SQUEEZE + "#" * 999 + "\n"))
+    (tmp_path / "huge.ipynb").write_text(_notebook(SQUEEZE, "A" * 60_000))
+    args = ["check", "-q", "-j1", "--isolated", "--format", "json", "--max-file-size", "1 kB"]
+    assert cli.main([*args, "plots.ipynb", "code.ipynb", "huge.ipynb"]) == 2
+    found = [(f["path"], f["code"], f["message"]) for f in json.loads(capsys.readouterr().out)["findings"]]
+    assert found == [  # the code cells' size counts the marker line each cell is linted after
+        ("plots.ipynb", "TFE103", found[0][2]),
+        ("code.ipynb", "TFE000", "not analysed: 1,096 bytes of code cells is over the max-file-size of 1 kB (raise "
+                                 "max-file-size in the configuration, or pass --max-file-size, to analyse it)"),
+        ("huge.ipynb", "TFE000", "not analysed: 60,297 bytes is over 50 times the max-file-size of 1 kB (raise "
+                                 "max-file-size in the configuration, or pass --max-file-size, to analyse it)")]

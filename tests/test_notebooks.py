@@ -251,3 +251,16 @@ def test_a_cell_that_starts_with_an_indented_comment_is_read_as_it_is():
     cells = [code_cell(1, ["  # setup\n", "import tensorflow as tf\n", "for i in range(2):\n", "    x = i"])]
     assert Notebook(notebook_text(cells)).source.splitlines()[1:] == [
         "  # setup", "import tensorflow as tf", "for i in range(2):", "    x = i"]
+
+
+def test_a_syntax_error_names_its_lines_in_cell_terms(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cells = [code_cell(1, ["import tensorflow as tf\n", "with tf.Graph().as_default():"]),
+             code_cell(2, ["x = 1\n"])]
+    (tmp_path / "e.ipynb").write_text(notebook_text(cells))
+    assert run(capsys, "check", "e.ipynb")[:2] == (2, "e.ipynb:cell 2:1:1: TFE000 [error] syntax error: expected an "
+                                                      "indented block after 'with' statement on line 2 of cell 1\n")
+    cells = [code_cell(1, ["import tensorflow as tf\n"]), code_cell(2, ["x = 1\n", "y = (1,\n", "     2]"])]
+    (tmp_path / "e.ipynb").write_text(notebook_text(cells))
+    assert run(capsys, "check", "e.ipynb")[:2] == (2, "e.ipynb:cell 2:3:7: TFE000 [error] syntax error: closing "
+                                                      "parenthesis ']' does not match opening parenthesis '(' on line 2\n")

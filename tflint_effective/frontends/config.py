@@ -14,7 +14,7 @@ finds it.  Globs are relative to the directory of the configuration that holds t
     severity = "warning"               # minimum severity reported: info|warning|error
     tensorflow-modules = ["myproject.compat.tf"]  # modules that re-export TensorFlow
     function-decorators = ["myproject.utils.compiled"]  # wrappers that stand for tf.function
-    max-file-size = "2 MB"             # larger files: one TFE000, no analysis (0: no limit)
+    max-file-size = "2 MB"             # larger files (notebooks: code cells): one TFE000, no analysis (0: no limit)
     tensorflow-version = ">=1.4,<2"    # TensorFlow versions supported (default: the requirement files')
 
 In setup.cfg / tox.ini lists are comma- or newline-separated and per-file-ignores

@@ -184,6 +184,13 @@ class Notebook:
         cell = self.cells[at]
         return cell.number, line - cell.first_line + 1
 
+    def message(self, text: str, line: int) -> str:
+        """A syntax error's ``text`` about ``line`` (of ``source``), its ``on line N`` in cell terms."""
+        def cell_line(match) -> str:
+            cell, within = self.locate(int(match.group(1)))
+            return f"on line {within}" + (f" of cell {cell}" if cell != self.locate(line)[0] else "")
+        return re.sub(r"\bon line (\d+)\b", cell_line, text)
+
     def prefix(self, line: int) -> str:
         """The indentation the cell of ``line`` (of ``source``) lost on that line."""
         at = bisect.bisect_right(self._starts, line) - 1
@@ -358,6 +365,9 @@ class PythonFile:
 
     def prefix(self, line: int) -> str:
         return ""
+
+    def message(self, text: str, line: int) -> str:
+        return text
 
     def same_cell(self, diagnostic) -> bool:
         return True

@@ -103,10 +103,12 @@ def size_text(size: float) -> str:
     return f"{size:g} bytes"
 
 
-def too_large(path, size: int, limit: Optional[int]) -> None:
-    """Raise TooLarge when ``size`` bytes exceed ``limit`` (None or 0: no limit)."""
-    if limit and size > limit:
-        raise TooLarge(f"{path}: not analysed: {size:,} bytes is over the max-file-size of "
+def too_large(path, size: int, limit: Optional[int], scale: int = 1, what: str = "") -> None:
+    """Raise TooLarge when ``size`` bytes (``what``: of what) exceed ``scale`` times ``limit``
+    (None or 0: no limit)."""
+    if limit and size > limit * scale:
+        times = f"{scale} times " if scale != 1 else ""
+        raise TooLarge(f"{path}: not analysed: {size:,} bytes{what} is over {times}the max-file-size of "
                        f"{size_text(limit)} (raise max-file-size in the configuration, or pass "
                        "--max-file-size, to analyse it)")
 
@@ -115,18 +117,18 @@ _READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTT
                | getattr(os, "O_BINARY", 0))
 
 
-def read_bytes(path: Path, limit: Optional[int] = None) -> bytes:
+def read_bytes(path: Path, limit: Optional[int] = None, scale: int = 1) -> bytes:
     """The bytes of a regular file, read once; SourceError with a one-line reason otherwise.
 
     FIFOs, devices and sockets are refused from a ``stat`` (never opened), and again from
     the open descriptor (O_NONBLOCK: a FIFO swapped in meanwhile cannot block the open);
-    a file over ``limit`` bytes raises TooLarge without being read.
+    a file over ``scale`` times ``limit`` bytes raises TooLarge without being read.
     """
     path = Path(path)
     try:
         status = os.stat(path)
         regular_file(path, status.st_mode)
-        too_large(path, status.st_size, limit)
+        too_large(path, status.st_size, limit, scale)
         descriptor = os.open(path, _READ_FLAGS)
     except OSError as error:
         if isinstance(error, SourceError):
@@ -136,13 +138,13 @@ def read_bytes(path: Path, limit: Optional[int] = None) -> bytes:
         try:
             status = os.fstat(descriptor)
             regular_file(path, status.st_mode)
-            too_large(path, status.st_size, limit)
-            data = stream.read(limit + 1) if limit else stream.read()
+            too_large(path, status.st_size, limit, scale)
+            data = stream.read(limit * scale + 1) if limit else stream.read()
         except OSError as error:
             if isinstance(error, SourceError):
                 raise
             raise _unreadable(path, error) from None
-    too_large(path, len(data), limit)  # it grew while being read
+    too_large(path, len(data), limit, scale)  # it grew while being read
     return data
 
 

@@ -58,23 +58,34 @@ class FileResult:
 
 
 
+NOTEBOOK_ALLOWANCE = 50  # a notebook's outputs (plots, tables) may make its file this many times the cap
+
+
 def max_file_size(options: Options, name: str) -> int:
-    """The size cap (bytes) for analysing a file: ``max-file-size`` of its configuration."""
+    """The size cap (bytes) for analysing a file: ``max-file-size`` of its configuration.  For a
+    notebook it caps the code cells, and the file may be ``read_scale`` times larger."""
     return getattr(options.config_for(name), "max_file_size", DEFAULT_MAX_FILE_SIZE)
+
+
+def read_scale(name: str) -> int:
+    return NOTEBOOK_ALLOWANCE if name.endswith(NOTEBOOK) else 1
 
 
 def _load(path: str, options: Options, data: Optional[bytes] = None):
     """(display name, document, encoding, the bytes read); SourceError / NotebookError when
     unreadable.  ``data``: the file's bytes, already read (once) by the caller."""
     name = _display_name(path, options)
-    limit = max_file_size(options, name)
+    limit, scale = max_file_size(options, name), read_scale(name)
     if data is None and path == "-":
-        data = sys.stdin.buffer.read(limit + 1) if limit else sys.stdin.buffer.read()
-        too_large(name, len(data), limit)
+        data = sys.stdin.buffer.read(limit * scale + 1) if limit else sys.stdin.buffer.read()
+        too_large(name, len(data), limit, scale)
     elif data is None:
-        data = read_bytes(Path(path), limit)
+        data = read_bytes(Path(path), limit, scale)
     source = decode(data, name)
-    return name, _document(name, source.text), source.encoding, data
+    document = _document(name, source.text)
+    if isinstance(document, Notebook):
+        too_large(name, len(document.source.encode("utf-8")), limit, what=" of code cells")
+    return name, document, source.encoding, data
 
 
 def _display_name(path: str, options: Options) -> str:
@@ -124,7 +135,8 @@ def _finding(d: Diagnostic, name: str, document, module=None, suppressed=None, l
         diff = document.diff(fixed, name)
         edits = _edits(document.source, fixed) if isinstance(document, PythonFile) else ()
     source_line = prefix + lines[d.line - 1] if 0 < d.line <= len(lines) else None  # --show-source
-    return Finding(name, line, col + 1, end_line, end_col + 1, d.code, d.message, d.severity,
+    message = document.message(d.message, d.line) if d.code == PARSE_ERROR else d.message
+    return Finding(name, line, col + 1, end_line, end_col + 1, d.code, message, d.severity,
                    cell, d.fix_safety, diff, edits, suppressed, source_line)
 
 

@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 from . import parallel
 from .files import read_bytes
-from .one_file import FileResult, max_file_size, unreadable
+from .one_file import FileResult, max_file_size, read_scale, unreadable
 
 
 def _size(path: str) -> int:
@@ -63,7 +63,7 @@ def run_files(per_file, targets: Sequence[str], options, jobs: int, cache,
 
 def _read(path: str, options) -> Optional[bytes]:
     try:
-        return read_bytes(Path(path), max_file_size(options, path))
+        return read_bytes(Path(path), max_file_size(options, path), read_scale(path))
     except OSError:  # reported by the per-file function, which tries again (a FIFO: a stat)
         return None
 
