@@ -31,9 +31,21 @@ def test_mnist_tutorial_form_through_a_name():
     assert fixed(source, TFE403) == source.replace("tf.log(y)", "tf.nn.log_softmax(logits)")
 
 
+def test_the_name_of_the_op_stays_with_the_softmax():
+    source = dedent("""\
+        import tensorflow.compat.v1 as tf
+        def loss(y_, logits):
+            y = tf.nn.softmax(logits, -1, name="y")
+            return -tf.reduce_sum(y_ * tf.log(y), axis=[1])
+    """)
+    assert fixed(source, TFE403) == source.replace("tf.log(y)", "tf.nn.log_softmax(logits, -1)")
+
+
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\nloss = -tf.reduce_sum(y * tf.math.log(tf.nn.softmax(z) + 1e-8), -1)\n",
     "import tensorflow as tf\np = tf.clip_by_value(tf.nn.softmax(z), 1e-8, 1.0)\nloss = -tf.reduce_sum(y * tf.math.log(p), -1)\n",
+    # the op named `probs` would hold log-probabilities: a fetch of `probs:0` would change meaning
+    "import tensorflow as tf\nloss = -tf.reduce_sum(y * tf.math.log(tf.nn.softmax(z, name='probs')), -1)\n",
 ])
 def test_guarded_forms_are_reported_without_a_fix(source):
     assert [code for *_, code in findings(source, TFE403)] == ["TFE403"]

@@ -16,8 +16,8 @@ TFE404 = ["TFE404"]
      "import tensorflow as tf\ny = tf.math.log_sigmoid(-(a + b))\n"),
     ("import tensorflow as tf\ny = tf.math.log(1 - tf.sigmoid(-x))\n",
      "import tensorflow as tf\ny = tf.math.log_sigmoid(x)\n"),
-    ("import tensorflow.compat.v1 as tf1\ny = tf1.log(tf1.sigmoid(x, name='p'))\n",
-     "import tensorflow.compat.v1 as tf1\ny = tf1.math.log_sigmoid(x, name='p')\n"),
+    ("import tensorflow.compat.v1 as tf1\ny = tf1.log(tf1.sigmoid(x))\n",
+     "import tensorflow.compat.v1 as tf1\ny = tf1.math.log_sigmoid(x)\n"),
     ("from tensorflow import math as tm\ny = tm.log(tm.sigmoid(x))\n",
      "from tensorflow import math as tm\ny = tm.log_sigmoid(x)\n"),
 ])
@@ -37,6 +37,17 @@ def test_binary_cross_entropy_through_names():
     assert findings(source, TFE404) == [(5, 18, "TFE404"), (5, 45, "TFE404")]
     assert fixed(source, TFE404) == source.replace(
         "tf.math.log(p)", "tf.math.log_sigmoid(z)").replace("tf.math.log(q)", "tf.math.log_sigmoid(-z)")
+
+
+def test_the_name_of_the_op_stays_with_the_sigmoid():
+    source = dedent("""\
+        import tensorflow as tf
+        def bce(y, z):
+            p = tf.sigmoid(z, name="p")
+            return -(y * tf.math.log(p) + (1 - y) * tf.math.log(1 - p))
+    """)
+    assert fixed(source, TFE404) == source.replace("tf.math.log(p)", "tf.math.log_sigmoid(z)").replace(
+        "tf.math.log(1 - p)", "tf.math.log_sigmoid(-z)")
 
 
 def test_through_a_chained_assignment():
@@ -61,6 +72,8 @@ def test_through_a_chained_assignment():
     "import tensorflow as tf\ny = tf.math.log(tf.clip_by_value(tf.sigmoid(x), 1e-7, 1.0))\n",
     "from tensorflow import nn\nfrom tensorflow.math import log\ny = log(nn.sigmoid(x))\n",  # no tf.math alias
     "import tensorflow as tf\ndef f(layer, h):\n    p = tf.sigmoid(layer(h))\n    return tf.math.log(p)\n",
+    # the op named `p` would hold log-probabilities: a fetch of `p:0` would change meaning
+    "import tensorflow.compat.v1 as tf1\ny = tf1.log(tf1.sigmoid(x, name='p'))\n",
 ])
 def test_reported_without_a_fix(source):
     assert len(findings(source, TFE404)) == 1

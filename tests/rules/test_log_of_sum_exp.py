@@ -28,7 +28,7 @@ def test_through_names():
         import tensorflow as tf
         def log_partition(scores):
             e = tf.exp(scores)
-            total = tf.reduce_sum(e, 1, True)
+            total = tf.reduce_sum(e, 1, True, name="total")  # the name stays with that op
             return scores - tf.math.log(total)
     """)
     assert findings(source, TFE405) == [(5, 21, "TFE405")]
@@ -39,6 +39,7 @@ def test_through_names():
 @pytest.mark.parametrize("source", [
     "import tensorflow as tf\ndef f(x, k):\n    e = tf.exp(x)\n    k = k + 1\n    return tf.math.log(tf.reduce_sum(e, k))\n",
     "from tensorflow import exp, reduce_sum\nfrom tensorflow.math import log\ny = log(reduce_sum(exp(x), 0))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(tf.exp(x), 1, name='z'))\n",  # `z` would change meaning
 ])
 def test_reported_without_a_fix(source):
     assert len(findings(source, TFE405)) == 1

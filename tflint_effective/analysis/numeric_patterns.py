@@ -124,6 +124,20 @@ def may_move(context, named: bool, *exprs: cst.BaseExpression) -> bool:
     return not named or movable(context, *exprs)
 
 
+def cure_args(call: cst.Call, named: bool) -> Optional[List[cst.Arg]]:
+    """The arguments of ``call`` for the cure that replaces its use, without ``name=``: that name
+    stays with the op where ``call`` is reached through a name (it still runs), and an inline
+    call that names its op gets no cure (the named op would change meaning)."""
+    args = [arg for arg in call.args if arg.keyword is None or arg.keyword.value != "name"]
+    if len(args) == len(call.args):
+        return args
+    if not named:
+        return None
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return args
+
+
 def is_max_shifted(context, expr: cst.BaseExpression) -> bool:
     """``x - m`` or ``tf.subtract(x, m)`` (or a name for either) where ``m`` is computed from a
     maximum: the stable form.
@@ -278,8 +292,9 @@ def log_softmax_fix(context, log: cst.Call) -> Optional[cst.Call]:
     softmax, guarded = log_of_softmax(context, log)
     if guarded or not softmax.exact or not may_move(context, softmax.named, *(a.value for a in softmax.call.args)):
         return None
+    args = cure_args(softmax.call, softmax.named)
     func = spell(context, compat_of(context, softmax.call), CURE_LOG_SOFTMAX, (softmax.call.func, log.func))
-    return softmax.call.with_changes(func=func, lpar=(), rpar=()) if func is not None else None
+    return softmax.call.with_changes(func=func, args=args, lpar=(), rpar=()) if None not in (func, args) else None
 
 
 def cross_entropy_log(context, reduction: cst.CSTNode) -> Optional[cst.Call]:

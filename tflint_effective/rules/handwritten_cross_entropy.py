@@ -15,7 +15,7 @@ probabilities bound to a name first (``p = softmax(logits)``).
 Fix safety: safe.  Only the log factor is rewritten, ``log(softmax(args))`` ->
 ``log_softmax(args)`` as for TFE402 (same arguments, the user's own module
 alias, the softmax arguments evaluated again only when they are free of side
-effects and bound once); the reduction, its axis and keepdims, the labels and
+effects and bound once, and ``name=`` kept out); the reduction, its axis and keepdims, the labels and
 the sign stay as written.  A guarded log (``log(p + eps)``,
 ``log(clip_by_value(p, eps, 1))``) is reported without a fix, since the cure
 changes its values.

@@ -15,9 +15,10 @@ spelled as ``math.log_sigmoid`` from the user's own alias of the module; when
 no alias the code uses resolves to it, no fix is offered.  Through a name
 (``p = sigmoid(z)`` then ``log(p)``) the argument is evaluated again at the
 log, so the fix is offered only when it is free of side effects and its names
-are bound once.  Guarded forms (``log(p + eps)``, ``clip_by_value``, also inside the complement,
-``log(1 - clip_by_value(p, eps, 1 - eps))``, or held by an attribute the same function assigns,
-``self.p = clip_by_value(p, eps, 1 - eps)``) are reported without a fix: the cure changes their values.
+are bound once.  The op's ``name=`` stays with the sigmoid, as for TFE402.  Guarded forms
+(``log(p + eps)``, ``clip_by_value``, also inside the complement, ``log(1 - clip_by_value(p, eps,
+1 - eps))``, or held by an attribute the same function assigns, ``self.p = clip_by_value(p, eps,
+1 - eps)``) are reported without a fix: the cure changes their values.
 
 Severity: error; info for a guarded log, whose values stay finite (as TFE402 does for a guarded
 ``log(softmax(x))``): it floors the log at ``log(eps)`` and zeroes the gradient there, a loss of
@@ -47,7 +48,7 @@ import libcst as cst
 
 from ..analysis.cure_spelling import compat_of, spell
 from ..analysis.formula_comparisons import LOG_SIGMOID, beside_stable_op
-from ..analysis.numeric_patterns import is_small, may_move, unguarded
+from ..analysis.numeric_patterns import cure_args, is_small, may_move, unguarded
 from ..analysis.producers import computes, operand, through_name
 from ..analysis.tf_api import LOG, SIGMOID
 from ..rule import ERROR, INFO, SAFE, Rule
@@ -118,8 +119,8 @@ class LogOfSigmoid(Rule):
         if x is None or not may_move(self.context, named, x):
             return None
         func = spell(self.context, compat_of(self.context, sigmoid), CURE, (sigmoid.func, log.func))
-        if func is None:
+        args = cure_args(sigmoid, named)
+        if func is None or args is None:
             return None
-        args = [arg.with_changes(value=_negated(x)) if complement and arg.value is x else arg
-                for arg in sigmoid.args]
+        args = [arg.with_changes(value=_negated(x)) if complement and arg.value is x else arg for arg in args]
         return sigmoid.with_changes(func=func, args=args, lpar=(), rpar=())

@@ -16,7 +16,9 @@ alias of the module (``tf1.nn.softmax`` -> ``tf1.nn.log_softmax``); when no
 alias the code already uses resolves to it, no fix is offered.  Through a name
 (``p = softmax(x)`` then ``log(p)``) the softmax arguments are evaluated again
 at the log, so the fix is offered only when they are free of side effects and
-their names are bound once.  Guarded forms are reported without a fix: the
+their names are bound once.  The op's ``name=`` stays with the softmax: a name-bound
+softmax keeps it (the fix does not copy it), and an inline one that names its op gets no fix,
+since the named op would then hold log-probabilities.  Guarded forms are reported without a fix: the
 cure changes their (wrong) values.
 
 A softmax is also seen as the output of a layer with a softmax activation

@@ -13,7 +13,8 @@ or none: every element), which ``reduce_logsumexp`` accepts in both APIs,
 spelled from the user's own alias of the module; when no alias the code uses
 resolves to it, no fix is offered.  Through a name (``e = exp(x)`` then
 ``log(reduce_sum(e, 1))``) the arguments are evaluated again at the log, so the
-fix is offered only when they are free of side effects and bound once.  The
+fix is offered only when they are free of side effects and bound once; the op's ``name=``
+stays with the sum, as for TFE402.  The
 stable form ``log(reduce_sum(exp(x - reduce_max(x))))`` is not reported, nor is the shift
 spelled ``tf.subtract(x, m)``.  Weighted sums and mixtures, ``log(reduce_sum(w * exp(x), axis))``
 with ``w`` a mask, weights or ``softmax(l)``, are reported without a fix:
@@ -34,7 +35,7 @@ detected.
 import libcst as cst
 
 from ..analysis.cure_spelling import compat_of, spell
-from ..analysis.numeric_patterns import is_max_shifted, may_move
+from ..analysis.numeric_patterns import cure_args, is_max_shifted, may_move
 from ..analysis.producers import operand, produced_by, produced_chain, through_name
 from ..analysis.syntax import call_arg
 from ..analysis.tf_api import EXP, LOG, REDUCE_SUM
@@ -82,9 +83,10 @@ class LogOfSumExp(Rule):
         if not may_move(self.context, named, x, *(arg.value for arg in rest)):
             return None
         func = spell(self.context, compat_of(self.context, total), CURE, (total.func, log.func))
-        if func is None:
+        args = cure_args(total, named)
+        if func is None or args is None:
             return None
-        args = [arg.with_changes(value=x) if arg.value is operand(total) else arg for arg in total.args]
+        args = [arg.with_changes(value=x) if arg.value is operand(total) else arg for arg in args]
         return total.with_changes(func=func, args=args, lpar=(), rpar=())
 
     def _check_weighted(self, log: cst.Call) -> None:
