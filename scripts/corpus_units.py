@@ -4634,6 +4634,45 @@ UNITS = [
          "8762f0c201f89b51b6dd0a8e9f23edf7e119524d", "tf1", "no", notebooks=True),
     Unit("yann-sjtu+deep-learning-TensorFlow", "github", "yann-sjtu/deep-learning-TensorFlow",
          "c6a436cef2d3f1f36990a98a3b5eede12498ae08", "tf1", "no"),
+    # --- added in round 75 (fresh held-out code, the final rules) ---
+    Unit("riccardobrue+Keras-tutorial", "github", "riccardobrue/Keras-tutorial",
+         "51613492ecef589bc315e9c06ddd81677b977f2e", "tf1", "no"),
+    Unit("fractus-io+keras-tutorial", "github", "fractus-io/keras-tutorial",
+         "4da0b1706fae310f178656f196386d0a5cf5a0aa", "tf2", "no"),
+    Unit("j1ing+Deep-Learning-Codes-in-TensorFlow-Examples", "github", "j1ing/Deep-Learning-Codes-in-TensorFlow-Examples",
+         "f8c308b601c21df1ac7a865c3c991aa0222e5933", "tf2", "no"),
+    Unit("ray-g+TensorFlow-Examples", "github", "ray-g/TensorFlow-Examples",
+         "9f0360f0d7f30ffc36e34ea42606da3300e26df2", "tf1", "no"),
+    Unit("rajkumarcm+TensorFlow-Examples", "github", "rajkumarcm/TensorFlow-Examples",
+         "f013745af6ce9b94ea6d42bcf18a78e2623e7524", "tf1", "no"),
+    Unit("liuxiahuiyi+tensorflow-examples", "github", "liuxiahuiyi/tensorflow-examples",
+         "014545a4a05cbe29da65e1e6054891094d4c42ee", "tf1", "no"),
+    Unit("pzartech+TensorFlow-Examples", "github", "pzartech/TensorFlow-Examples",
+         "176ba8cd083c802f5cae2412e09f919532400870", "tf1", "no", notebooks=True),
+    Unit("takehaya+keras-tutorial", "github", "takehaya/keras-tutorial",
+         "e82d99d2c498011da443d37c9b13d9193f1d7a98", "tf2", "no"),
+    Unit("Amangoel998+keras-tutorial", "github", "Amangoel998/keras-tutorial",
+         "2cdb868e293578ed44d98a7f38fb8519ca403bdc", "tf2", "no"),
+    Unit("smithlai+tensorflow-examples", "github", "smithlai/tensorflow-examples",
+         "6ae97eaf3dbd607ed3eccf18f7dc05d7a3b677e3", "mixed", "no", notebooks=True),
+    Unit("emersonloureiro+tensorflow-examples", "github", "emersonloureiro/tensorflow-examples",
+         "8972f0cf25432cbc56fd66c212e044f53e4ff985", "tf1", "some"),
+    Unit("dhruboroy29+TensorFlow-Examples", "github", "dhruboroy29/TensorFlow-Examples",
+         "4501c1a1bfabaa7f7ff4dd9b26882ae48234a09e", "tf1", "no", notebooks=True),
+    Unit("tettusud+tensorflow-examples", "github", "tettusud/tensorflow-examples",
+         "528662116cf09f5981e9d13641ad857ad917683a", "mixed", "no", notebooks=True),
+    Unit("LeeSM0518+keras-tutorial", "github", "LeeSM0518/keras-tutorial",
+         "e38cd009862f16a4b6358625fc44ed2635ae86cc", "tf2", "no", notebooks=True),
+    Unit("Galaxias-Sapphi-REN+Reinforcement-Learning-TensorFlow", "github", "Galaxias-Sapphi-REN/Reinforcement-Learning-TensorFlow",
+         "c13447ce6c22cb92a45358459775c115acc896e1", "tf1", "some"),
+    Unit("amraw+Tensorflow-examples", "github", "amraw/Tensorflow-examples",
+         "18028c4fbf61729ff21e01b69f3465fdd8727954", "tf1", "no"),
+    Unit("milos85vasic+TensorFlow-Examples", "github", "milos85vasic/TensorFlow-Examples",
+         "0ae4c685c4368e2c9632d28b654426dcc3b0de5c", "mixed", "no"),
+    Unit("cubrady+Tensorflow-Examples", "github", "cubrady/Tensorflow-Examples",
+         "2a9459c3b32dd8218c9771c8403dcb5c0a54ff58", "tf1", "some"),
+    Unit("ejfdelgado+tensorflow-examples", "github", "ejfdelgado/tensorflow-examples",
+         "333152944aae5ba08f525269cc64be99bfb80bcb", "tf2", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4728,4 +4767,5 @@ ROUND70 = frozenset(unit.name for unit in UNITS[2177:2202])
 ROUND71 = frozenset(unit.name for unit in UNITS[2202:2227])
 ROUND72 = frozenset(unit.name for unit in UNITS[2227:2252])
 ROUND73 = frozenset(unit.name for unit in UNITS[2252:2277])
-DEV74 = frozenset(unit.name for unit in UNITS[2277:])  # development units, not a measurement
+DEV74 = frozenset(unit.name for unit in UNITS[2277:2302])  # development units, not a measurement
+ROUND75 = frozenset(unit.name for unit in UNITS[2302:])
