@@ -58,7 +58,7 @@ def _lint(source, path, select, ignore, noqa, settings, severity) -> Analysis:
     try:
         module = parse(source)
     except PARSE_FAILURES as error:
-        translation, python2 = _translation(source, error)
+        translation, note = _translation(source, error)
         if translation is None:
             return Analysis([syntax_error(path, source, error)])
         try:
@@ -66,32 +66,39 @@ def _lint(source, path, select, ignore, noqa, settings, severity) -> Analysis:
         except PARSE_FAILURES:
             return Analysis([syntax_error(path, source, error)])
         analysis = lint_parsed(module, translation.text, path, rules, noqa=noqa,
-                               settings=dataclasses.replace(settings, python2=python2), severity=severity)
-        return _at_original_positions(analysis, translation, PYTHON2_NOTE if python2 else TABS_NOTE)
+                               settings=dataclasses.replace(settings, python2=note is PYTHON2_NOTE), severity=severity)
+        return _at_original_positions(analysis, translation, note)
     return lint_parsed(module, source, path, rules, noqa=noqa, settings=settings, severity=severity)
 
 
 PYTHON2_NOTE = "read as Python 2 (translated to Python 3 for the analysis; nothing is fixed)"
 TABS_NOTE = "read with the tabs of its indentation expanded (libcst cannot tokenize them; nothing is fixed)"
+IPYTHON_NOTE = "read as IPython (its magic and shell lines skipped; nothing is fixed)"
 _TAB_INDENT = re.compile(r"^[ \f]*\t", re.M)
 
 
 def _translation(source: str, error: Exception):
-    """Text libcst may parse in place of ``source`` (a ``Translation``, or None) and whether it
-    is Python 2's: a Python 3 file whose indentation mixes tabs and spaces in a way CPython
-    accepts and libcst's tokenizer does not, or a Python 2 file."""
+    """Text libcst may parse in place of ``source`` (a ``Translation``, or None) and the note
+    that says how it was read: a Python 3 file whose indentation mixes tabs and spaces in a way
+    CPython accepts and libcst's tokenizer does not, a Python 2 file, or a file exported from a
+    notebook that kept its IPython magics."""
+    from .ipython import mask_magics
     from .python2 import Python2Error, expand_tabs, looks_like_python2, translate
+    from .translation import Translation
 
     if isinstance(error, (RecursionError, MemoryError, Refused)):
-        return None, False
+        return None, None
     try:
         if _TAB_INDENT.search(source) and parses_as_python3(source):
-            return expand_tabs(source), False
+            return expand_tabs(source), TABS_NOTE
         if looks_like_python2(source):
-            return translate(source), True
+            return translate(source), PYTHON2_NOTE
     except Python2Error:
         pass
-    return None, False
+    masked, magics = mask_magics(source)
+    if magics and parses_as_python3(masked):
+        return Translation(masked, {}), IPYTHON_NOTE  # same lines and columns
+    return None, None
 
 
 def parses_as_python3(source: str) -> bool:

@@ -21,21 +21,14 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from ..engine.token_scan import STRING
+from ..engine.ipython import mask_magics, unmask_magics
 
 SUFFIX = ".ipynb"
 MARKER = "# <tflint-effective cell {}>"
 MARKER_LINE = re.compile(r"^# <tflint-effective cell (\d+)>$", re.MULTILINE)
-PLACEHOLDER = "pass  # <tflint-effective magic>"
-# A line IPython rewrites before Python sees it: %magic, !shell, ?name, name?, x = %magic, x = !cmd.
-MAGIC = re.compile(r"[ \t]*(?:[%!?]|[\w.]+\?{1,2}[ \t]*$|[\w.]+[ \t]*=[ \t]*[%!])")
 CELL_MAGIC = re.compile(r"\s*%%")
 # the indentation of a cell's first non-blank line, if code (IPython would also take a comment's)
 LEADING_INDENT = re.compile(r"(?:[ \t\f]*\r?\n)*([ \t]+)[^\s#]")
-_CODE = re.compile(rf"{STRING}|#[^\n]*|([(\[{{])|([)\]}}])")  # strings and comments hide brackets
-_TRIPLE = ("'''", '"""')
-_TRIPLE_END = {quote: re.compile(rf"(?:[^{quote[0]}\\]|\\.|{quote[0]}(?!{quote[0]*2}))*+{quote}") for quote in _TRIPLE}
-_FRESH = (0, "")
 
 
 class NotebookError(ValueError):
@@ -76,53 +69,6 @@ def _indent(text: str, indent: str) -> str:
 def _split(text: str) -> List[str]:
     """The lines of ``text`` as the joined module counts them, each with its newline."""
     return re.findall(r"[^\n]*\n|[^\n]+", text)
-
-
-def _mask_magics(text: str) -> Tuple[str, List[str]]:
-    lines, magics, continued, indent = text.split("\n"), [], False, ""
-    state = _FRESH  # how the Python lines so far leave the logical line (IPython reads magics only at its start)
-    for i, line in enumerate(lines):
-        if continued or (state == _FRESH and MAGIC.match(line)):
-            magics.append(line)
-            if not continued:  # continuation lines keep the magic's indent
-                indent = line[:len(line) - len(line.lstrip())]
-            lines[i] = indent + PLACEHOLDER
-            continued = line.endswith("\\")
-        else:
-            state = _after(state, line)
-    code = "\n".join(lines)
-    return (code if code.endswith("\n") else code + "\n"), magics
-
-
-def _after(state: Tuple[int, str], line: str) -> Tuple[int, str]:
-    """(open brackets, open triple quote or a final backslash) after ``line``, given the state
-    before it: ``_FRESH`` when the logical line ends with it.  Each line is read once."""
-    depth, quote = state
-    start = 0
-    if quote in _TRIPLE:
-        end = _TRIPLE_END[quote].match(line)
-        if end is None:
-            return state  # still inside the string
-        start = end.end()
-    for match in _CODE.finditer(line, start):
-        token = match.group()
-        if match.group(1):
-            depth += 1
-        elif match.group(2):
-            depth = max(depth - 1, 0)
-        elif token[:3] in _TRIPLE and (len(token) < 6 or token[-3:] != token[:3]):
-            return depth, token[:3]  # a triple-quoted string goes on
-    return depth, "\\" if line.endswith("\\") else ""
-
-
-def _unmask_magics(code: str, magics: List[str]) -> Optional[str]:
-    lines = code.split("\n")
-    slots = [i for i, line in enumerate(lines) if line.strip() == PLACEHOLDER]
-    if len(slots) != len(magics):
-        return None  # a fix swallowed a magic line: do not guess
-    for i, magic in zip(slots, magics):
-        lines[i] = magic
-    return "\n".join(lines)
 
 
 def _table(data, key: str) -> dict:
@@ -167,7 +113,7 @@ class Notebook:
                 continue
             leading = LEADING_INDENT.match(cell_text)
             indent = leading.group(1) if leading else ""
-            code, magics = _mask_magics(_dedent(cell_text, indent))
+            code, magics = mask_magics(_dedent(cell_text, indent))
             cell = Cell(index + 1, index, cell_text, code, magics, first_line=line + 1, indent=indent)
             self.cells.append(cell)
             parts += [MARKER.format(cell.number), "\n", code]
@@ -222,7 +168,7 @@ class Notebook:
             body = body[1:] if body.startswith("\n") else body  # the marker's own newline
             if position == 0:
                 body = head + body  # an import added above the first marker
-            text = _unmask_magics(body, cell.magics)
+            text = unmask_magics(body, cell.magics)
             if text is None:
                 return None
             if not cell.text.endswith("\n") and text.endswith("\n"):
