@@ -258,9 +258,39 @@ def test_a_syntax_error_names_its_lines_in_cell_terms(tmp_path, capsys, monkeypa
     cells = [code_cell(1, ["import tensorflow as tf\n", "with tf.Graph().as_default():"]),
              code_cell(2, ["x = 1\n"])]
     (tmp_path / "e.ipynb").write_text(notebook_text(cells))
+    assert run(capsys, "check", "e.ipynb")[:2] == (2, "e.ipynb:cell 1:2:30: TFE000 [error] syntax error: expected an "
+                                                      "indented block after 'with' statement on line 2\n")
+    cells[1] = code_cell(2, ["x = = 1\n"])  # no cell parses on its own: the joined module's error
+    (tmp_path / "e.ipynb").write_text(notebook_text(cells))
     assert run(capsys, "check", "e.ipynb")[:2] == (2, "e.ipynb:cell 2:1:1: TFE000 [error] syntax error: expected an "
                                                       "indented block after 'with' statement on line 2 of cell 1\n")
     cells = [code_cell(1, ["import tensorflow as tf\n"]), code_cell(2, ["x = 1\n", "y = (1,\n", "     2]"])]
     (tmp_path / "e.ipynb").write_text(notebook_text(cells))
     assert run(capsys, "check", "e.ipynb")[:2] == (2, "e.ipynb:cell 2:3:7: TFE000 [error] syntax error: closing "
                                                       "parenthesis ']' does not match opening parenthesis '(' on line 2\n")
+
+
+BROKEN = [code_cell(1, ["import tensorflow as tf\n", "x = tf.ones([2, 3])"]),
+          code_cell(2, ["# exercise: fill in the axis\n", "y = tf.reduce_sum(x, ??)\n"]),
+          code_cell(3, ["z = tf.reduce_sum(x, reduction_indices=1)"])]
+
+
+def test_a_cell_that_does_not_parse_is_left_out_and_the_others_are_checked(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "b.ipynb").write_text(notebook_text(BROKEN))
+    assert run(capsys, "check", "b.ipynb", "--select", "TFE1") == (
+        2, "b.ipynb:cell 2:2:22: TFE000 [error] syntax error: invalid syntax\n"
+           f"b.ipynb:cell 3:1:22: TFE102 [warning] {M102.format(old='reduction_indices', new='axis')}\n",
+        "2 findings (1 fixable) in 1 file\n")
+    assert run(capsys, "fix", "b.ipynb", "--select", "TFE1")[0] == 2
+    assert (tmp_path / "b.ipynb").read_text() == notebook_text(BROKEN).replace("reduction_indices=1", "axis=1")
+
+
+def test_a_python_2_notebook_is_still_read_whole(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cells = [code_cell(1, ["import tensorflow as tf\n", "print 'x'\n"]),
+             code_cell(2, ["y = tf.reduce_sum(tf.ones([2]), reduction_indices=0)"])]
+    (tmp_path / "p2.ipynb").write_text(notebook_text(cells))
+    status, out, err = run(capsys, "check", "p2.ipynb", "--select", "TFE1", "--severity", "info")
+    assert (status, out.split(":")[:4]) == (1, ["p2.ipynb", "cell 2", "1", "33"])
+    assert "read as Python 2" in err

@@ -6,7 +6,10 @@ back into cells.  IPython line magics, ``!shell`` and ``?help`` lines become
 ``pass`` placeholders (same line count) and are put back on writing; a cell that
 starts with a cell magic (``%%time``) is not Python and is skipped.  As IPython does, a
 cell whose first non-blank line is indented loses that indentation on every line that
-starts with it (findings keep the cell's own columns; fixes put it back).  Cells are
+starts with it (findings keep the cell's own columns; fixes put it back).  When the joined cells do
+not parse and are not Python 2 (which the engine reads whole), each cell that does not parse on its
+own -- Jupyter would refuse to run it -- is left out, with a TFE000 of its own, and the others are
+checked (``skip_broken_cells``).  Cells are
 numbered from 1 over all cells, markdown included, as ruff does.  Fixes may
 touch only one cell; the notebook is written back with only the text of the
 changed cells' ``source`` values replaced, in the layout of the value it replaces
@@ -15,12 +18,14 @@ changed cells' ``source`` values replaced, in the layout of the value it replace
 """
 from __future__ import annotations
 
+import ast
 import bisect
 import json
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from ..engine.diagnostics import Diagnostic, syntax_error
 from ..engine.ipython import mask_magics, unmask_magics
 
 SUFFIX = ".ipynb"
@@ -44,6 +49,7 @@ class Cell:
     magics: List[str]  # the replaced lines, in order
     first_line: int = 0  # line of the cell's first code line in the joined module
     indent: str = ""  # the leading indentation IPython removes from the cell's lines
+    broken: bool = False  # does not parse on its own: left out of the joined module
 
     def dedented(self) -> str:
         return _dedent(self.text, self.indent)
@@ -56,6 +62,14 @@ class Cell:
         if _indent(self.dedented(), self.indent) != self.text:
             return None  # a less indented line (in a string): its place is unknown
         return _indent(text, self.indent)
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
 
 
 def _dedent(text: str, indent: str) -> str:
@@ -118,8 +132,32 @@ class Notebook:
             self.cells.append(cell)
             parts += [MARKER.format(cell.number), "\n", code]
             line += 1 + code.count("\n")
-        self.source = "".join(parts)
+        self.source = self.read_source = "".join(parts)  # read_source: before cells are left out
+        self.cell_errors: List[Diagnostic] = []
         self._starts = [cell.first_line for cell in self.cells]
+
+    def skip_broken_cells(self, name: str) -> None:
+        """When the joined module does not parse, blank each cell that does not parse on its own
+        (its lines stay, empty) and keep its syntax error, at its place in ``source``, in
+        ``cell_errors``; nothing when the module parses, when it reads as Python 2 (the engine
+        translates it whole), or when no cell parses."""
+        from ..engine.python2 import looks_like_python2
+
+        if _parses(self.source) or looks_like_python2(self.source):
+            return
+        errors, lines = [], self.source.split("\n")
+        for cell in self.cells:
+            if _parses(cell.code):
+                continue
+            error = syntax_error(name, cell.code, SyntaxError())
+            line, shift = cell.first_line + error.line - 1, cell.first_line - 1
+            message = re.sub(r"\bon line (\d+)\b", lambda m: f"on line {int(m.group(1)) + shift}", error.message)
+            errors.append(Diagnostic(name, line, error.col, error.code, message, "error", line, error.col))
+            cell.broken = True
+            count = cell.code.count("\n")
+            lines[cell.first_line - 1:cell.first_line - 1 + count] = [""] * count
+        if len(errors) < len(self.cells):  # some cell is left to check
+            self.source, self.cell_errors = "\n".join(lines), errors
 
     # -- positions -------------------------------------------------------------
     def locate(self, line: int) -> Tuple[Optional[int], int]:
@@ -168,6 +206,10 @@ class Notebook:
             body = body[1:] if body.startswith("\n") else body  # the marker's own newline
             if position == 0:
                 body = head + body  # an import added above the first marker
+            if cell.broken:
+                if body.strip():
+                    return None  # a fix wrote into a cell left out
+                continue
             text = unmask_magics(body, cell.magics)
             if text is None:
                 return None
@@ -304,7 +346,8 @@ class PythonFile:
     """A .py file; same interface as ``Notebook``."""
 
     def __init__(self, text: str):
-        self.text = self.source = text  # as stored / as linted
+        self.text = self.source = self.read_source = text  # as stored / as linted
+        self.cell_errors = ()
 
     def locate(self, line: int) -> Tuple[Optional[int], int]:
         return None, line

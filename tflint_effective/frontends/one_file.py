@@ -94,7 +94,11 @@ def _display_name(path: str, options: Options) -> str:
 
 
 def _document(name: str, text: str):
-    return Notebook(text) if name.endswith(NOTEBOOK) else PythonFile(text)
+    if not name.endswith(NOTEBOOK):
+        return PythonFile(text)
+    notebook = Notebook(text)
+    notebook.skip_broken_cells(name)
+    return notebook
 
 
 def unreadable(path: str, error: Exception) -> FileResult:
@@ -163,7 +167,9 @@ def _lint(name: str, document, options: Options) -> FileResult:
                              tensorflow_versions=config.tensorflow_versions, tf1_directory=config.tf1_directory,
                              severity=config.severity)
     kept, silenced = analysis.diagnostics, analysis.suppressed
-    lines = NEWLINE.split(document.source) if kept or silenced else []  # for --show-source
+    if document.cell_errors:  # notebook cells left out: each its TFE000
+        kept = sorted([*document.cell_errors, *kept], key=lambda d: (d.line, d.col))
+    lines = NEWLINE.split(document.read_source) if kept or silenced else []  # for --show-source
     if analysis.failed and analysis.module is None:
         return FileResult(name, [_finding(d, name, document, lines=lines) for d in kept], error=True)
     if kept:
