@@ -294,3 +294,11 @@ def test_a_python_2_notebook_is_still_read_whole(tmp_path, capsys, monkeypatch):
     status, out, err = run(capsys, "check", "p2.ipynb", "--select", "TFE1", "--severity", "info")
     assert (status, out.split(":")[:4]) == (1, ["p2.ipynb", "cell 2", "1", "33"])
     assert "read as Python 2" in err
+
+
+def test_a_broken_cell_that_switches_the_mode_keeps_the_notebook_one_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cells = [code_cell(1, ["import tensorflow as tf\n", "tf.enable_eager_execution(??)"]), *BROKEN[2:]]  # TF1 eager
+    (tmp_path / "m.ipynb").write_text(notebook_text(cells))
+    assert run(capsys, "check", "m.ipynb", "--select", "TFE1")[:2] == (
+        2, "m.ipynb:cell 1:2:27: TFE000 [error] syntax error: invalid syntax\n")

@@ -34,6 +34,8 @@ MARKER_LINE = re.compile(r"^# <tflint-effective cell (\d+)>$", re.MULTILINE)
 CELL_MAGIC = re.compile(r"\s*%%")
 # the indentation of a cell's first non-blank line, if code (IPython would also take a comment's)
 LEADING_INDENT = re.compile(r"(?:[ \t\f]*\r?\n)*([ \t]+)[^\s#]")
+# A call that switches the execution mode: a cell left out with one would change how the others read.
+MODE_SWITCH = re.compile(r"\b(?:enable|disable)_(?:eager_execution|v2_behavior)\b|\brun_functions_eagerly\b")
 
 
 class NotebookError(ValueError):
@@ -140,24 +142,25 @@ class Notebook:
         """When the joined module does not parse, blank each cell that does not parse on its own
         (its lines stay, empty) and keep its syntax error, at its place in ``source``, in
         ``cell_errors``; nothing when the module parses, when it reads as Python 2 (the engine
-        translates it whole), or when no cell parses."""
+        translates it whole), when no cell parses, or when a cell left out would switch the
+        execution mode (the others would be read in the wrong one)."""
         from ..engine.python2 import looks_like_python2
 
         if _parses(self.source) or looks_like_python2(self.source):
             return
-        errors, lines = [], self.source.split("\n")
-        for cell in self.cells:
-            if _parses(cell.code):
-                continue
+        broken = [cell for cell in self.cells if not _parses(cell.code)]
+        if len(broken) == len(self.cells) or any(MODE_SWITCH.search(cell.code) for cell in broken):
+            return  # the joined module's one error
+        lines = self.source.split("\n")
+        for cell in broken:
             error = syntax_error(name, cell.code, SyntaxError())
             line, shift = cell.first_line + error.line - 1, cell.first_line - 1
             message = re.sub(r"\bon line (\d+)\b", lambda m: f"on line {int(m.group(1)) + shift}", error.message)
-            errors.append(Diagnostic(name, line, error.col, error.code, message, "error", line, error.col))
+            self.cell_errors.append(Diagnostic(name, line, error.col, error.code, message, "error", line, error.col))
             cell.broken = True
             count = cell.code.count("\n")
             lines[cell.first_line - 1:cell.first_line - 1 + count] = [""] * count
-        if len(errors) < len(self.cells):  # some cell is left to check
-            self.source, self.cell_errors = "\n".join(lines), errors
+        self.source = "\n".join(lines)
 
     # -- positions -------------------------------------------------------------
     def locate(self, line: int) -> Tuple[Optional[int], int]:
