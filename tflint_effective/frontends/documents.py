@@ -18,7 +18,6 @@ changed cells' ``source`` values replaced, in the layout of the value it replace
 """
 from __future__ import annotations
 
-import ast
 import bisect
 import json
 import re
@@ -36,6 +35,7 @@ CELL_MAGIC = re.compile(r"\s*%%")
 LEADING_INDENT = re.compile(r"(?:[ \t\f]*\r?\n)*([ \t]+)[^\s#]")
 # A call that switches the execution mode: a cell left out with one would change how the others read.
 MODE_SWITCH = re.compile(r"\b(?:enable|disable)_(?:eager_execution|v2_behavior)\b|\brun_functions_eagerly\b")
+ON_LINE = re.compile(r"\bon line (\d+)\b")  # a syntax error's reference to an earlier line
 
 
 class NotebookError(ValueError):
@@ -64,14 +64,6 @@ class Cell:
         if _indent(self.dedented(), self.indent) != self.text:
             return None  # a less indented line (in a string): its place is unknown
         return _indent(text, self.indent)
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return False
-    return True
 
 
 def _dedent(text: str, indent: str) -> str:
@@ -144,18 +136,19 @@ class Notebook:
         ``cell_errors``; nothing when the module parses, when it reads as Python 2 (the engine
         translates it whole), when no cell parses, or when a cell left out would switch the
         execution mode (the others would be read in the wrong one)."""
+        from ..engine.lint import parses_as_python3
         from ..engine.python2 import looks_like_python2
 
-        if _parses(self.source) or looks_like_python2(self.source):
+        if parses_as_python3(self.source) or looks_like_python2(self.source):
             return
-        broken = [cell for cell in self.cells if not _parses(cell.code)]
+        broken = [cell for cell in self.cells if not parses_as_python3(cell.code)]
         if len(broken) == len(self.cells) or any(MODE_SWITCH.search(cell.code) for cell in broken):
             return  # the joined module's one error
         lines = self.source.split("\n")
         for cell in broken:
-            error = syntax_error(name, cell.code, SyntaxError())
+            error = syntax_error(name, cell.code, SyntaxError())  # CPython's words for the cell alone
             line, shift = cell.first_line + error.line - 1, cell.first_line - 1
-            message = re.sub(r"\bon line (\d+)\b", lambda m: f"on line {int(m.group(1)) + shift}", error.message)
+            message = ON_LINE.sub(lambda m: f"on line {int(m.group(1)) + shift}", error.message)
             self.cell_errors.append(Diagnostic(name, line, error.col, error.code, message, "error", line, error.col))
             cell.broken = True
             count = cell.code.count("\n")
@@ -176,7 +169,7 @@ class Notebook:
         def cell_line(match) -> str:
             cell, within = self.locate(int(match.group(1)))
             return f"on line {within}" + (f" of cell {cell}" if cell != self.locate(line)[0] else "")
-        return re.sub(r"\bon line (\d+)\b", cell_line, text)
+        return ON_LINE.sub(cell_line, text)
 
     def prefix(self, line: int) -> str:
         """The indentation the cell of ``line`` (of ``source``) lost on that line."""
