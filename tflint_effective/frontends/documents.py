@@ -130,20 +130,20 @@ class Notebook:
         self.cell_errors: List[Diagnostic] = []
         self._starts = [cell.first_line for cell in self.cells]
 
-    def skip_broken_cells(self, name: str) -> None:
+    def skip_broken_cells(self, name: str) -> bool:
         """When the joined module does not parse, blank each cell that does not parse on its own
-        (its lines stay, empty) and keep its syntax error, at its place in ``source``, in
-        ``cell_errors``; nothing when the module parses, when it reads as Python 2 (the engine
-        translates it whole), when no cell parses, or when a cell left out would switch the
-        execution mode (the others would be read in the wrong one)."""
+        (its lines stay, empty), keep its syntax error, at its place in ``source``, in
+        ``cell_errors`` and say so; nothing when the module parses, when it reads as Python 2
+        (the engine translates it whole), when no cell parses, or when a cell left out would
+        switch the execution mode (the others would be read in the wrong one)."""
         from ..engine.lint import parses_as_python3
         from ..engine.python2 import looks_like_python2
 
-        if parses_as_python3(self.source) or looks_like_python2(self.source):
-            return
+        if self.cell_errors or parses_as_python3(self.source) or looks_like_python2(self.source):
+            return False
         broken = [cell for cell in self.cells if not parses_as_python3(cell.code)]
         if len(broken) == len(self.cells) or any(MODE_SWITCH.search(cell.code) for cell in broken):
-            return  # the joined module's one error
+            return False  # the joined module's one error
         lines = self.source.split("\n")
         for cell in broken:
             error = syntax_error(name, cell.code, SyntaxError())  # CPython's words for the cell alone
@@ -154,6 +154,7 @@ class Notebook:
             count = cell.code.count("\n")
             lines[cell.first_line - 1:cell.first_line - 1 + count] = [""] * count
         self.source = "\n".join(lines)
+        return True
 
     # -- positions -------------------------------------------------------------
     def locate(self, line: int) -> Tuple[Optional[int], int]:
@@ -350,6 +351,9 @@ class PythonFile:
 
     def prefix(self, line: int) -> str:
         return ""
+
+    def skip_broken_cells(self, name: str) -> bool:
+        return False
 
     def message(self, text: str, line: int) -> str:
         return text

@@ -94,11 +94,7 @@ def _display_name(path: str, options: Options) -> str:
 
 
 def _document(name: str, text: str):
-    if not name.endswith(NOTEBOOK):
-        return PythonFile(text)
-    notebook = Notebook(text)
-    notebook.skip_broken_cells(name)
-    return notebook
+    return Notebook(text) if name.endswith(NOTEBOOK) else PythonFile(text)
 
 
 def unreadable(path: str, error: Exception) -> FileResult:
@@ -161,11 +157,17 @@ def _lint(name: str, document, options: Options) -> FileResult:
     from ..engine.lint import lint_document
 
     config = options.config_for(name)
-    analysis = lint_document(document.source, name, *config.selection(name),
+
+    def analysed():
+        return lint_document(document.source, name, *config.selection(name),
                              prefilter=options.prefilter, tensorflow_modules=config.tensorflow_modules,
                              function_decorators=config.function_decorators,
                              tensorflow_versions=config.tensorflow_versions, tf1_directory=config.tf1_directory,
                              severity=config.severity)
+
+    analysis = analysed()
+    if analysis.failed and analysis.module is None and document.skip_broken_cells(name):
+        analysis = analysed()  # the notebook's cells that parse
     kept, silenced = analysis.diagnostics, analysis.suppressed
     if document.cell_errors:  # notebook cells left out: each its TFE000
         kept = sorted([*document.cell_errors, *kept], key=lambda d: (d.line, d.col))
@@ -235,6 +237,7 @@ def fix_file(path: str, options: Options, data: Optional[bytes] = None) -> FileR
 
     from ..engine.fix import FixError, fix_source
 
+    document.skip_broken_cells(name)
     try:
         fixed = fix_source(document.source, name, select, ignore, options.unsafe_fixes,
                            accept=accept, prefilter=options.prefilter,
