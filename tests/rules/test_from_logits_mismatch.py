@@ -407,3 +407,28 @@ def test_fixture_training_stalls_on_clipped_logits(tf):
     # the functional model whose output name is rebound, a Dropout last: the same stall
     assert abs(bad["functional_loss"] - 1.3863) < 1e-3 and bad["functional_accuracy"] < 0.6
     assert good["functional_loss"] < 0.2 and good["functional_accuracy"] > 0.9
+
+
+COMPILED = SEQ.format(last="L.Dense(4)") + "model.compile('adam', loss='sparse_categorical_crossentropy')\n"
+
+
+@pytest.mark.parametrize("path, header", [
+    ("tests/test_io.py", "import pytest\n"),
+    ("pkg/saving_test.py", "import unittest\n"),
+    ("pkg/tests/conftest.py", "from absl.testing import parameterized\n"),
+    ("model_test.py", "def test_save():\n    pass\n"),
+    ("testing/models.py", "class T(tf.test.TestCase):\n    pass\n"),
+])
+def test_in_a_test_suite_it_is_info(path, header):
+    found = [(d.line, d.code, d.severity) for d in lint_source(COMPILED + header, path, select=TFE407)]
+    assert found == [(4, "TFE407", "info")]
+
+
+@pytest.mark.parametrize("path, header", [
+    ("mnist_test.py", ""),  # a study script named like a test
+    ("test_cnn.py", "import numpy as np\n"),
+    ("train.py", "import pytest\n"),  # not named like a test
+])
+def test_scripts_named_like_tests_keep_the_warning(path, header):
+    found = [(d.line, d.code, d.severity) for d in lint_source(COMPILED + header, path, select=TFE407)]
+    assert found == [(4, "TFE407", "warning")]

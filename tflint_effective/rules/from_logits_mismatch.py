@@ -20,7 +20,12 @@ one), or a softmax / sigmoid last layer with the default loss.
 
 Severity: warning in every mode (``tf.keras`` is the same in TF1 and TF2 code),
 not an error: a binary cross-entropy on a linear output still trains on the
-outputs inside ``(0, 1)`` (measured: 99% accuracy on a simple problem).
+outputs inside ``(0, 1)`` (measured: 99% accuracy on a simple problem).  Info in
+a test suite (``test_*.py`` / ``*_test.py`` / ``conftest.py`` or a ``tests``
+folder, that imports ``pytest``, ``unittest`` or ``absl.testing``, derives from
+``tf.test.TestCase`` or defines ``test_*`` functions): a model compiled there is
+a fixture for what the test checks (saving, a pipeline, gradients), not one
+trained for its predictions.
 
 Fix safety: none offered; which correction is meant is the user's decision.
 
@@ -43,7 +48,8 @@ import libcst as cst
 from ..analysis.keras_models import LINEAR, PASS, SIGMOID, SOFTMAX, Outputs, layer_activation, losses_per_output
 from ..analysis.keras_models import model_use, takes_logits
 from ..analysis.syntax import call_arg, has_star_args
-from ..rule import WARNING, Rule
+from ..analysis.test_suites import is_test_module
+from ..rule import INFO, WARNING, Rule
 
 LOGITS = ("the model's last layer has no activation (it outputs logits) but `{loss}` expects probabilities: "
           "the loss clips the logits, their gradient vanishes and training stalls; pass `from_logits=True` to the "
@@ -148,6 +154,7 @@ class FromLogitsMismatch(Rule):
             model.poisoned = True
 
     def leave_Module(self, node: cst.Module) -> None:
+        severity = INFO if self.candidates and is_test_module(self.context) else None
         for model, report, message in self.candidates:
             if not model.poisoned:
-                self.report(report, message)
+                self.report(report, message, severity=severity)
