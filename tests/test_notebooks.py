@@ -266,8 +266,9 @@ def test_a_syntax_error_names_its_lines_in_cell_terms(tmp_path, capsys, monkeypa
                                                       "indented block after 'with' statement on line 2 of cell 1\n")
     cells = [code_cell(1, ["import tensorflow as tf\n"]), code_cell(2, ["x = 1\n", "y = (1,\n", "     2]"])]
     (tmp_path / "e.ipynb").write_text(notebook_text(cells))
-    assert run(capsys, "check", "e.ipynb")[:2] == (2, "e.ipynb:cell 2:3:7: TFE000 [error] syntax error: closing "
-                                                      "parenthesis ']' does not match opening parenthesis '(' on line 2\n")
+    assert run(capsys, "check", "e.ipynb")[:2] == (
+        2, "e.ipynb:cell 2:3:7: TFE000 [error] syntax error: closing parenthesis ']' does not match opening "
+           "parenthesis '(' on line 2\n")
 
 
 BROKEN = [code_cell(1, ["import tensorflow as tf\n", "x = tf.ones([2, 3])"]),
