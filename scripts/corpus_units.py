@@ -4818,6 +4818,55 @@ UNITS = [
          "3528c1551f09f365868f3306527ba7e59b10b9c1", "tf2", "no"),
     Unit("amazingheart+TensorFlow-implementation-of-deep-metric-learning", "github", "amazingheart/TensorFlow-implementation-of-deep-metric-learning",
          "6dbe10cac982f8efdd712ef0937e3cce9109c1a3", "tf2", "no"),
+    # --- added in round 77 (fresh held-out code, the final rules) ---
+    Unit("imauser+Autoencoders-with-keras", "github", "imauser/Autoencoders-with-keras",
+         "fe30f2d72bcc9c2b4236049ae4042caccbdc6950", "tf2", "some"),
+    Unit("sujitpal+fttl-with-keras", "github", "sujitpal/fttl-with-keras",
+         "330c5571f68958f27aaa56f80b14babc2afd3a45", "tf2", "no", notebooks=True),
+    Unit("mingruimingrui+Convolution-neural-networks-made-easy-with-keras", "github", "mingruimingrui/Convolution-neural-networks-made-easy-with-keras",
+         "bb903d6596ee585c96cf6beee3f932570945f51a", "tf2", "no"),
+    Unit("IsaqueMansur+jump-or-die-game-with-keras-ai-agent", "github", "IsaqueMansur/jump-or-die-game-with-keras-ai-agent",
+         "2de9eea45f5c8f1b6801d701b4a13356266c1b5f", "tf2", "no"),
+    Unit("Steve-Shillitoe+Deep-Learning-With-Keras", "github", "Steve-Shillitoe/Deep-Learning-With-Keras",
+         "5d4665eba46ebd5a38244c19a3cf75e3f22563ab", "tf2", "no"),
+    Unit("machinelearningzuu+Mnist-Classifier-with-Keras-and-PyTroch", "github", "machinelearningzuu/Mnist-Classifier-with-Keras-and-PyTroch",
+         "ae703774cb9900d02291c367a045605694c17675", "tf2", "no"),
+    Unit("S-Choudhuri+Adversarial-Domain-Adaptation-with-Keras", "github", "S-Choudhuri/Adversarial-Domain-Adaptation-with-Keras",
+         "7cfc5456e3380e60044287f70564f7c910da0737", "tf2", "no"),
+    Unit("MatthieuHernandez+image-recognition-with-Keras", "github", "MatthieuHernandez/image-recognition-with-Keras",
+         "c1bfefde60ffbe039fd0101a8235abf6ae0a9873", "tf2", "no"),
+    Unit("RM1708+Deep-Learning-with-Keras", "github", "RM1708/Deep-Learning-with-Keras",
+         "b010715e6829a7cc0f51c050deff7bf082d04860", "tf2", "no"),
+    Unit("decordoba+GANs-with-Keras", "github", "decordoba/GANs-with-Keras",
+         "5af301aeec5c4b374643bbdde489456ab225f7bd", "tf2", "no"),
+    Unit("Jean-Christ1+Deep-Learning-with-Keras-and-Tensorflow", "github", "Jean-Christ1/Deep-Learning-with-Keras-and-Tensorflow",
+         "32b7466bb243514d8126208991d025fa53b2fa5f", "tf2", "no", notebooks=True),
+    Unit("liujiaxing7+madnet-deep-stereo-with-keras", "github", "liujiaxing7/madnet-deep-stereo-with-keras",
+         "bd14bf223c292109eab0ed88ac7e216c3ab7541a", "tf2", "no"),
+    Unit("hni14+deep-learning-with-keras", "github", "hni14/deep-learning-with-keras",
+         "7e49d3a3df58a38adab7187f97755528d7af6546", "tf2", "no"),
+    Unit("PrajwalG12121998+Deep-Learning-with-Keras", "github", "PrajwalG12121998/Deep-Learning-with-Keras",
+         "1624d2de0d29a67d1a60fde9fe3daa1507583d86", "tf2", "some"),
+    Unit("PacktPublishing+Hands-On-Generative-Adversarial-Networks-with-Keras", "github", "PacktPublishing/Hands-On-Generative-Adversarial-Networks-with-Keras",
+         "7fb3251ccd34ce76ad07d6667732eb183aebb333", "tf2", "some", notebooks=True),
+    Unit("jackie840129+VDSR-reduction_with-Keras", "github", "jackie840129/VDSR-reduction_with-Keras",
+         "eee0fb9458367094b6daf2b1305c5b68eae1e2d2", "tf2", "no"),
+    Unit("TorontoGlobalAIHackTeam+Emotion-Detection-With-Keras", "github", "TorontoGlobalAIHackTeam/Emotion-Detection-With-Keras",
+         "d8935d0edda77c4087d63aafca19dd09a4d301ee", "mixed", "no"),
+    Unit("iremkabil+Deep-Learning-Algorithms-with-Keras", "github", "iremkabil/Deep-Learning-Algorithms-with-Keras",
+         "4f2ad1bb91d30587c96f43588d1a7c6ededbc4e4", "tf2", "no"),
+    Unit("ak-lucas+chest-x-ray-with-keras", "github", "ak-lucas/chest-x-ray-with-keras",
+         "fe726fefd127123898c65811f5cb7f2641ce891c", "tf2", "some", notebooks=True),
+    Unit("quevedor2+Applied-Deep-Learning-with-Keras", "github", "quevedor2/Applied-Deep-Learning-with-Keras",
+         "1718f689dcbb142cf1f8b1198b26642e99258a4d", "tf2", "no", notebooks=True),
+    Unit("elizhd+Price-Prediction-with-Keras-Demo", "github", "elizhd/Price-Prediction-with-Keras-Demo",
+         "0cdaa81b729375d9ee930c1ac081aa1f57d08ca7", "tf2", "no", notebooks=True),
+    Unit("decordoba+deep-learning-with-Keras-Radiomics", "github", "decordoba/deep-learning-with-Keras-Radiomics",
+         "073f232a75183c10f4f25a33f24dd8cec46d1bfa", "tf2", "no"),
+    Unit("ryanorsinger+intro-to-deep-learning-with-keras", "github", "ryanorsinger/intro-to-deep-learning-with-keras",
+         "eebd63ed2416d2158bb9161acd22c587320d1fe0", "mixed", "no", notebooks=True),
+    Unit("MakRude+SCA-with-keras", "github", "MakRude/SCA-with-keras",
+         "79985987a17bbc437c132a4d66ff1593dd374494", "mixed", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4840,10 +4889,10 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62, UNITS[2036:2061] in round 63, UNITS[2061:2076] in
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
-# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND75 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round75).  UNITS[2277:2302] (DEV74) and UNITS[2321:]
+# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND77 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round77).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
-# on them; UNITS[2302:2321] (ROUND75) are held-out units added in round 75.
+# on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:] (ROUND77) are held-out units added in rounds 75 and 77.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -4915,4 +4964,5 @@ ROUND72 = frozenset(unit.name for unit in UNITS[2227:2252])
 ROUND73 = frozenset(unit.name for unit in UNITS[2252:2277])
 DEV74 = frozenset(unit.name for unit in UNITS[2277:2302])  # development units, not a measurement
 ROUND75 = frozenset(unit.name for unit in UNITS[2302:2321])
-DEV76 = frozenset(unit.name for unit in UNITS[2321:])  # development units, not a measurement
+DEV76 = frozenset(unit.name for unit in UNITS[2321:2393])  # development units, not a measurement
+ROUND77 = frozenset(unit.name for unit in UNITS[2393:])
