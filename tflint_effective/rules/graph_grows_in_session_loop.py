@@ -62,7 +62,7 @@ import math
 
 import libcst as cst
 
-from ..analysis.loops import body_statements, bound_names, literal_count, range_arguments
+from ..analysis.loops import body_statements, bound_names, is_builtin, literal_count, range_arguments
 from ..analysis.session_loops import NESTED, SessionLoops, blocks, period, statements, walk
 from ..analysis.syntax import bindings_in, call_arg, code_children
 from ..rule import INFO, WARNING, Rule, per_mode
@@ -246,9 +246,8 @@ def _exits(expr, context) -> bool:
     """A call that ends the program: the builtin ``exit`` / ``quit``, ``sys.exit``, ``os._exit``."""
     if type(expr) is not cst.Call:
         return False
-    if type(expr.func) is cst.Name:
-        return expr.func.value in ("exit", "quit") and context.owner(expr.func.value) is None
-    return context.qualname(expr.func) in ("sys.exit", "os._exit")
+    return (is_builtin(context, expr.func, "exit") or is_builtin(context, expr.func, "quit")
+            or context.qualname(expr.func) in ("sys.exit", "os._exit"))
 
 
 def _varying(chain):
