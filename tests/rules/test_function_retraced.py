@@ -112,6 +112,10 @@ BLOCK = TF + "LAYERS = [abs, abs]\n@tf.function\ndef block(x, i):\n    {body}\n"
     "j = i\n    j += 1\n    return tf.zeros([j])",
     "return tf.map_fn(lambda r: r * i, x)",
     "def inner(y):\n        return y * 2 if i else y\n    return inner(x)",
+    "y = [x, x]\n    return y[i]",  # a list's index: a tensor raises TypeError
+    "y = tf.ones([3, 4])\n    return y[:i]",  # a slice bound: a tensor loses the static shape
+    "tf.summary.image('x', x, step=0, max_outputs=i)\n    return x",
+    "tf.summary.scalar(f'loss_{i}', x, step=0)\n    return x",
 ])
 def test_near_misses_a_number_read_as_a_python_value(body):
     source = BLOCK.format(body=body) + "def helper(x, i):\n    return x\nfor i in range(n):\n    x = block(x, i)\n"
@@ -129,6 +133,10 @@ def test_near_misses_a_number_read_as_a_python_value(body):
     ("y = x\n    y += -i\n    return y", 2),
     ("return x, i", 0),
     ("return x", 0),  # not read at all: still one trace per value
+    ("tf.summary.scalar('loss', tf.reduce_sum(x), step=i)\n    return x", 1),  # a summary's step or data
+    ("tf.summary.histogram('x', x, i)\n    return x", 1),
+    ("tf.summary.scalar('i', data=i, step=0)\n    return x", 1),
+    ("y = tf.ones([3, 4])\n    return x * y[:, i] + y[i]", 1),  # an index of a tensor (not a slice bound)
 ])
 def test_a_number_read_only_as_a_tensor_would_be(body, line):
     source = BLOCK.format(body=body) + "for i in range(n):\n    x = block(x, i)\n"
@@ -253,8 +261,8 @@ def test_retraced_per_python_number_even_with_reduce_retracing(tf):
 def test_the_fixture_traces_per_step(tf):
     wrong = load_module(FOLDER / "bad.py").main()
     right = load_module(FOLDER / "good.py").main()
-    assert wrong == {"scale": 6 + 2, "shift": 6, "smooth": 6, "offset": 1 + 2, "squash": 3}
-    assert right == {"scale": 1 + 2, "shift": 1, "smooth": 1, "offset": 1 + 2, "squash": 3}
+    assert wrong == {"scale": 6 + 2, "shift": 6, "smooth": 6, "offset": 1 + 2, "squash": 3, "pick": 6}
+    assert right == {"scale": 1 + 2, "shift": 1, "smooth": 1, "offset": 1 + 2, "squash": 3, "pick": 1}
     # the near miss: a tensor in place of the Python number would not even trace
     with pytest.raises(TypeError, match="list indices must be integers"):
         load_module(FOLDER / "good.py").squash(tf.ones([3]), tf.constant(1))

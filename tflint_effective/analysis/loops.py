@@ -303,6 +303,10 @@ _STATIC_FIRST = {"zeros", "ones", "fill", "eye", "range", "TensorArray", "random
 _BINARY = with_math("add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow",
                     "maximum", "minimum", "squared_difference")
 _VALUE_KEYWORDS = {"x", "y", "value", "input", "input_tensor"}
+# TF2 summary writers: the data and the step take tensors (``tf.summary.scalar(name, data, step)``)
+_SUMMARIES = {"summary.scalar", "summary.histogram", "summary.image", "summary.text", "summary.audio",
+              "summary.write"}
+_SUMMARY_KEYWORDS = {"data", "tensor", "step"}
 
 
 def number_use(context, name: cst.Name) -> Union[None, str, cst.Name]:
@@ -325,6 +329,8 @@ def number_use(context, name: cst.Name) -> Union[None, str, cst.Name]:
         return None
     if type(parent) is cst.Arg and parent.value is expr and not parent.star:
         return None if _tensor_argument(context, ancestors[index - 1], parent) else PYTHON_VALUE
+    if type(parent) is cst.Index and _indexes_tensor(context, ancestors, index):
+        return None  # ``t[:, i]``: a tensor index slices a tensor as well
     if type(parent) in (cst.Assign, cst.AugAssign) and parent.value is expr:
         targets = [parent.target] if type(parent) is cst.AugAssign else [t.target for t in parent.targets]
         if len(targets) == 1 and type(targets[0]) is cst.Name:
@@ -347,11 +353,22 @@ def _sequence(context, expr) -> bool:
     return type(value) in _SEQUENCES
 
 
+def _indexes_tensor(context, ancestors, index: int) -> bool:
+    """``ancestors[index]``, an ``Index``, is the whole index of a subscript of a known tensor."""
+    element, subscript = ancestors[index - 1], ancestors[index - 2]
+    return (type(element) is cst.SubscriptElement and type(subscript) is cst.Subscript
+            and subscript.value is not element and context.is_tensor(subscript.value))
+
+
 def _tensor_argument(context, call: cst.Call, arg: cst.Arg) -> bool:
     """``arg`` is a value of a TensorFlow op that takes a tensor there as well as a number."""
     name = context.tf_call(call)
-    if (name is None or name.path in NOT_TENSOR or name.path.startswith(NOT_TENSOR_PREFIXES)
-            or any(a.star for a in call.args)):
+    if name is None or any(a.star for a in call.args):
+        return False
+    if name.path in _SUMMARIES:
+        positional = [a for a in call.args if a.keyword is None]
+        return arg.keyword.value in _SUMMARY_KEYWORDS if arg.keyword else positional.index(arg) in (1, 2)
+    if name.path in NOT_TENSOR or name.path.startswith(NOT_TENSOR_PREFIXES):
         return False
     module, _, leaf = name.path.rpartition(".")
     if module not in _VALUE_MODULES or leaf in _STATIC_FIRST:

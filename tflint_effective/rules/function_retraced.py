@@ -34,7 +34,10 @@ alone, or once to ``tf.function(g)`` of such a ``def``, without
 ``input_signature``; and its parameter is read only where a tensor serves as
 well: arithmetic (not with a literal list or string), an elementwise
 TensorFlow op (``tf.cast(i, ...)``, ``tf.add(x, i)``; not a shape or count),
-``return``, or a local name read likewise.  Methods, lambdas, imported
+the data or ``step`` of a TF2 summary (``tf.summary.scalar("loss", l,
+step=i)``), the index of a known tensor (``t[:, i]``; not a slice bound, which
+a tensor would leave without a static shape), ``return``, or a local name
+read likewise.  Methods, lambdas, imported
 functions and wrappers are not seen.  A function created in a loop over
 ``range``, ``enumerate``, a dataset or ``while`` is reported when that loop
 (not an inner one) calls it; one created by another function, when that
