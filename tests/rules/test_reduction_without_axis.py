@@ -13,6 +13,15 @@ CASES = [
     ("from tensorflow.math import reduce_all\nz = [reduce_all(v) for v in xs]\n", [(2, 6, "TFE101")]),
     ("import tensorflow as tf\ny = tf.compat.v1.count_nonzero(x)\n", [(2, 5, "TFE101")]),
     ("import tensorflow as tf\ntotal = tf.math.reduce_sum\ny = total(x)\n", [(3, 5, "TFE101")]),
+    # Keras's reductions: the backend's (tf.keras, Keras 2, tf_keras) and Keras 3's keras.ops
+    ("import tensorflow as tf\nfrom tensorflow.keras import backend as K\ny = K.mean(x, keepdims=True)\n",
+     [(3, 5, "TFE101")]),
+    ("import tensorflow as tf\ny = tf.keras.backend.sum(x)\n", [(2, 5, "TFE101")]),
+    ("import keras.backend as K\nimport tensorflow as tf\n"
+     "y = K.max(x) + K.mean(x, -1) + K.sum(x, axis=1) + K.maximum(x, 0)\n", [(3, 5, "TFE101")]),
+    ("import tensorflow as tf\nfrom keras.backend import mean\ny = mean(x)\n", [(3, 5, "TFE101")]),
+    ("import tensorflow as tf\nfrom keras import ops\ny = ops.mean(x) + ops.count_nonzero(x, 0)\n", [(3, 5, "TFE101")]),
+    ("import tensorflow as tf\nfrom myproj import ops, backend\ny = ops.mean(x) + backend.sum(x)\n", []),
     # functools.partial: reported where the partial is called, unless one of them gives the axis
     ("import functools\nimport tensorflow as tf\ns = functools.partial(tf.reduce_sum, keepdims=True)\n"
      "y = s(x) + s(x, 1) + s(x, axis=0)\n", [(4, 5, "TFE101")]),

@@ -37,14 +37,18 @@ p.log_prob(z)``), a value broadcast on purpose (``tf.tile``, ``tf.expand_dims``,
 where the partial is called, when neither passes an axis.  Reductions of a
 shape (``tf.reduce_prod(tf.shape(x)[1:])``, ``x.shape``), of a scalar, or of a
 list holding a number (``tf.reduce_max([n - k, 0])``: packing it gives a vector,
-or fails) have no other axis to mean and are not reported.
+or fails) have no other axis to mean and are not reported.  Keras's reductions
+are read the same way: the backend's (``K.mean(x)``, of ``tf.keras``, Keras 2
+or ``tf_keras``) and Keras 3's ``keras.ops`` (``ops.sum(x)``).
 
 Fix safety: none offered; the intended axis cannot be known from the code.
 
 Known problems: calls that pass arguments through ``*args`` / ``**kwargs`` are
 not checked; a reduction passed as a function (``tf.nest.map_structure(
 tf.reduce_sum, xs)``, ``map``), a partial bound to a name more than once, or a
-wrapper of your own are not seen.  A shape is recognised when computed by a
+wrapper of your own are not seen.  A file that imports Keras but not
+TensorFlow is read only when it calls ``compile(`` (Keras's own sources spell
+``ops.mean(`` everywhere).  A shape is recognised when computed by a
 module's ``shape`` function (``tf.shape``, ``np.shape``) or read from
 ``.shape``; shapes returned by methods (``dist.batch_shape_tensor()``) and
 lists of scalars built by helpers are reported.  Tensors held in attributes or
@@ -57,6 +61,7 @@ contract in prose, a check in another function) are still a warning.
 """
 import libcst as cst
 
+from ..analysis.keras_models import keras_path
 from ..analysis.loops import names_in
 from ..analysis.numeric_patterns import ELEMENTWISE
 from ..analysis.session_loops import walk
@@ -71,6 +76,10 @@ BROADCASTING = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide
 
 # Every spelling takes the axis as its second parameter.
 TARGETS = with_math(*REDUCTIONS) | {f"math.{name}" for name in MATH_ONLY_REDUCTIONS}
+# Keras's own: the backend's (``K.mean``: tf.keras, Keras 2, tf_keras) and Keras 3's ``keras.ops``
+_KERAS_LEAVES = {"sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "logsumexp"}
+KERAS_TARGETS = {f"{module}.{leaf}" for module in ("backend", "ops") for leaf in _KERAS_LEAVES} | {
+    "ops.count_nonzero", "ops.amax", "ops.amin"}
 AXIS_KEYWORDS = ("axis", "reduction_indices")  # TF1's spelling: TFE102 asks to rename it
 SCALAR_PRESERVING = ELEMENTWISE | BINARY_ELEMENTWISE  # of scalars, a scalar
 
@@ -82,7 +91,7 @@ class ReductionWithoutAxis(Rule):
     MESSAGE = ("reduction without `axis` reduces all dimensions, hiding broadcasting mistakes; "
                "pass `axis=...` (or `axis=None` to reduce every element on purpose)")
     SEVERITY = WARNING
-    NEEDS = ("reduce_", "count_nonzero")  # every name in TARGETS spells one
+    NEEDS = ("reduce_", "count_nonzero", "backend", "ops")  # every import of a target spells one
     BAD = """
         total = tf.reduce_sum(x + y)  # x: [2, 1], y: [2] -> broadcasts to [2, 2]
     """
@@ -92,14 +101,21 @@ class ReductionWithoutAxis(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
-        if name is not None:
-            args = node.args if name.path in TARGETS and not has_star_args(node) else None
+        if name is not None and name.path in TARGETS or self._keras_reduction(node.func):
+            args = None if has_star_args(node) else node.args
+        elif name is not None:
+            args = None
         else:
             bound = self._partial_reduction(node.func)
             args = None if bound is None or has_star_args(bound) or has_star_args(node) else [
                 *bound.args[1:], *node.args]
         if args is not None and not _gives_axis(args):
             self._report_unless_one_axis(node, _operand(args))
+
+    def _keras_reduction(self, func: cst.BaseExpression) -> bool:
+        leaf = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
+        return leaf in _KERAS_LEAVES | {"count_nonzero", "amax", "amin"} and keras_path(
+            self.context, func) in KERAS_TARGETS
 
     def _report_unless_one_axis(self, node: cst.Call, operand) -> None:
         if operand is None or not (self.context.is_shape_vector(operand) or self.context.is_scalar(operand)
