@@ -247,10 +247,15 @@ def test_an_indented_cell_whose_string_has_a_less_indented_line_is_not_fixed(tmp
     assert (tmp_path / "s.ipynb").read_text() == notebook_text(cells)
 
 
-def test_a_cell_that_starts_with_an_indented_comment_is_read_as_it_is():
-    cells = [code_cell(1, ["  # setup\n", "import tensorflow as tf\n", "for i in range(2):\n", "    x = i"])]
-    assert Notebook(notebook_text(cells)).source.splitlines()[1:] == [
-        "  # setup", "import tensorflow as tf", "for i in range(2):", "    x = i"]
+def test_a_cell_that_starts_with_an_indented_comment_is_dedented_as_ipython_does():
+    # IPython removes the first line's indentation from every line that starts with it, a comment's too
+    cells = [code_cell(1, ["  # setup\n", "import tensorflow as tf\n", "for i in range(2):\n", "    x = i"]),
+             code_cell(2, ["    # the same indentation on every line\n", "    y = tf.reduce_sum(x)"])]
+    notebook = Notebook(notebook_text(cells))
+    assert notebook.source.splitlines()[1:] == [
+        "# setup", "import tensorflow as tf", "for i in range(2):", "  x = i",
+        "# <tflint-effective cell 2>", "# the same indentation on every line", "y = tf.reduce_sum(x)"]
+    compile(notebook.source, "c.ipynb", "exec")  # read as it is, cell 2 would be an IndentationError
 
 
 def test_a_syntax_error_names_its_lines_in_cell_terms(tmp_path, capsys, monkeypatch):

@@ -31,8 +31,8 @@ SUFFIX = ".ipynb"
 MARKER = "# <tflint-effective cell {}>"
 MARKER_LINE = re.compile(r"^# <tflint-effective cell (\d+)>$", re.MULTILINE)
 CELL_MAGIC = re.compile(r"\s*%%")
-# the indentation of a cell's first non-blank line, if code (IPython would also take a comment's)
-LEADING_INDENT = re.compile(r"(?:[ \t\f]*\r?\n)*([ \t]+)[^\s#]")
+# the indentation of a cell's first non-blank line, a comment's too (IPython's leading_indent)
+LEADING_INDENT = re.compile(r"(?:[ \t\f]*\r?\n)*([ \t]+)\S")
 # A call that switches the execution mode: a cell left out with one would change how the others read.
 MODE_SWITCH = re.compile(r"\b(?:enable|disable)_(?:eager_execution|v2_behavior)\b|\brun_functions_eagerly\b")
 ON_LINE = re.compile(r"\bon line (\d+)\b")  # a syntax error's reference to an earlier line
