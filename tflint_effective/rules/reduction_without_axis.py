@@ -80,6 +80,7 @@ TARGETS = with_math(*REDUCTIONS) | {f"math.{name}" for name in MATH_ONLY_REDUCTI
 _KERAS_LEAVES = {"sum", "mean", "max", "min", "prod", "std", "var", "any", "all", "logsumexp"}
 KERAS_TARGETS = {f"{module}.{leaf}" for module in ("backend", "ops") for leaf in _KERAS_LEAVES} | {
     "ops.count_nonzero", "ops.amax", "ops.amin"}
+_KERAS_NAMES = {target.partition(".")[2] for target in KERAS_TARGETS}
 AXIS_KEYWORDS = ("axis", "reduction_indices")  # TF1's spelling: TFE102 asks to rename it
 SCALAR_PRESERVING = ELEMENTWISE | BINARY_ELEMENTWISE  # of scalars, a scalar
 
@@ -114,8 +115,7 @@ class ReductionWithoutAxis(Rule):
 
     def _keras_reduction(self, func: cst.BaseExpression) -> bool:
         leaf = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
-        return leaf in _KERAS_LEAVES | {"count_nonzero", "amax", "amin"} and keras_path(
-            self.context, func) in KERAS_TARGETS
+        return leaf in _KERAS_NAMES and keras_path(self.context, func) in KERAS_TARGETS
 
     def _report_unless_one_axis(self, node: cst.Call, operand) -> None:
         if operand is None or not (self.context.is_shape_vector(operand) or self.context.is_scalar(operand)
