@@ -44,6 +44,12 @@ CASES = [
     ("n = 16\nfor i in range(1, n):\n    z += x[i]\n", []),
     ("for i in range(0, 500, 40):\n    z += x[i]\n", []),  # 13 iterations
     ("n = 64\nfor i in range(n):\n    z += x[i]\n", [(6, 10, "TFE201")]),
+    # a count that gives the first dimension of the shape the tensor is built with
+    ("def f(n):\n    y = tf.zeros([n, 4])\n    return tf.stack([y[i] for i in range(n)])\n", [(6, 22, "TFE201")]),
+    ("def f(m, n):\n    y = tf.reshape(x, [m, n])\n    return tf.stack([y[i] for i in range(n)])\n", []),
+    # ... not a count that pads the rows: shifted windows over a padded vector
+    ("def windows(v, k):\n    padded = tf.concat([v, tf.fill([k - 1], 0)], 0)\n"
+     "    return [tf.slice(padded, [i], tf.shape(v)) for i in range(k)]\n", []),
     # eager code that hands the slice straight to Python: plotting, printing, test assertions
     ("import matplotlib.pyplot as plt\nfor i in range(500):\n    plt.imshow(x[i].numpy())\n", []),
     ("import matplotlib.pyplot as plt\nfor i in range(500):\n    plt.imshow(x[i])\n", []),

@@ -46,7 +46,9 @@ eager code above 16), or the length of the sliced
 tensor's first axis (``range(len(x))``, ``range(x.shape[0])``, ``tf.range(n)``
 with ``x = tf.reshape(..., [n, 4])``) unless its static shape shows 4 rows or
 fewer.  A count of unknown origin (``range(num_gpus)``, ``enumerate(ks)``) or of
-another axis (``x.shape[-1]``: features, dimensions) may be a handful, whose
+another axis (``x.shape[-1]``: features, dimensions; ``n`` of ``tf.reshape(x, [m,
+n])``), or one that pads the rows (``range(k)`` over ``tf.concat([v, tf.fill([k -
+1], 0)], 0)``: shifted windows), may be a handful, whose
 slices cost nothing measurable: not reported.  A tensor computed anew in each iteration
 (its expression reads a name the loop binds, ``y = f(x_i); y[:n]``) is not
 reported: it is not one tensor sliced piece by piece, even when the loop as
@@ -66,6 +68,11 @@ from ..rule import DISPLAY_ONLY, INFO, MODES, WARNING, Rule, per_mode
 # Slicing ops: the keywords of the sliced tensor (the first parameter) and of what picks its rows (the second).
 SLICING_OPS = {"slice": ("input_", "begin"), "strided_slice": ("input_", "begin"), "gather": ("params", "indices"),
                "gather_nd": ("params", "indices")}
+# Ops that build a tensor of a shape given as a list: where the shape is (position, keyword).
+SHAPED = {"reshape": (1, "shape"), "zeros": (0, "shape"), "ones": (0, "shape"), "fill": (0, "dims"),
+          "placeholder": (1, "shape"), "random.normal": (0, "shape"), "random.uniform": (0, "shape"),
+          "random.truncated_normal": (0, "shape"), "random_normal": (0, "shape"), "random_uniform": (0, "shape"),
+          "truncated_normal": (0, "shape")}
 FEW_ITERATIONS = 4
 FEW_EAGER_ITERATIONS = 16  # eager: 16 slices and adds of 4 floats take ~1 ms (TF 2.21, CPU)
 PRINTING = frozenset({"print", "int", "float", "bool", "str", "repr", "format"})  # builtins
@@ -248,19 +255,34 @@ class TensorSlicedInPythonLoop(Rule):
             bounds = [arg.value for arg in loop.iter.args if arg.keyword is None]  # tf.range(n)
         if bounds is None:
             return False
-        built_from = names_in([self._value(cst.Name(n)) for n in sliced_reads])
-        return any(self._counts_rows(self._value(bound), sliced_reads, built_from) for bound in bounds)
+        row_names = set().union(*(self._row_names(self._value(cst.Name(n))) for n in sliced_reads))
+        return any(self._counts_rows(self._value(bound), sliced_reads, row_names) for bound in bounds)
 
-    def _counts_rows(self, expr, sliced: Set[str], built_from: Set[str]) -> bool:
+    def _row_names(self, value) -> Set[str]:
+        """Names that may count the rows of the tensor ``value`` builds: for a shape given as a list,
+        its first dimension's (``tf.reshape(..., [n, 4])``, ``tf.zeros([n, d])``: ``n``); none for
+        ``tf.concat``, whose rows add up (in ``tf.concat([x, tf.fill([k - 1], 0)], 0)``, ``k``
+        pads them); for anything else, every name it reads (``rows_of(n)``, ``Table(n)``)."""
+        name = self.context.tf_call(value)
+        if name is not None and name.path == "concat":
+            return set()
+        where = SHAPED.get(name.path) if name is not None else None
+        shape = call_arg(value, *where) if where else None
+        if shape is None or not isinstance(shape.value, (cst.List, cst.Tuple)) or not shape.value.elements:
+            return names_in([value])
+        first = shape.value.elements[0]
+        return set() if isinstance(first, cst.StarredElement) else names_in([first.value])
+
+    def _counts_rows(self, expr, sliced: Set[str], row_names: Set[str]) -> bool:
         if isinstance(expr, cst.Integer):
             return int(expr.value, 0) > FEW_ITERATIONS
         if isinstance(expr, cst.Name):
-            return expr.value in built_from
+            return expr.value in row_names
         if isinstance(expr, cst.BinaryOperation):
-            return any(self._counts_rows(self._value(side), sliced, built_from) for side in (expr.left, expr.right))
+            return any(self._counts_rows(self._value(side), sliced, row_names) for side in (expr.left, expr.right))
         if isinstance(expr, cst.Call) and len(expr.args) == 1 and isinstance(expr.func, cst.Name):
             if expr.func.value == "int":
-                return self._counts_rows(self._value(expr.args[0].value), sliced, built_from)
+                return self._counts_rows(self._value(expr.args[0].value), sliced, row_names)
             if expr.func.value == "len":
                 return self._rows_of(expr.args[0].value, sliced)
         if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
