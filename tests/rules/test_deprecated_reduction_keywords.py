@@ -107,6 +107,27 @@ def test_the_fallback_for_old_tensorflow_is_info_without_a_fix():
     assert fixed(source, ["TFE102"]) == source
 
 
+def test_the_old_keyword_tried_first_with_a_fallback_to_the_new_one_is_info_without_a_fix():
+    from tflint_effective.engine.lint import lint_source
+
+    source = ("import tensorflow as tf\ntry:\n    m = tf.reduce_sum(x, keep_dims=True)\n"
+              "except (ValueError, TypeError):\n    m = tf.reduce_sum(x, keepdims=True)\n")
+    assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
+        (3, 25, "info", "`keep_dims=` is deprecated (`keepdims=`), but this `try` falls back to `keepdims=` when "
+                        "TensorFlow rejects it: kept for TensorFlow versions without `keepdims=`")]
+    assert fixed(source, ["TFE102"]) == source
+
+
+@pytest.mark.parametrize("handler", [
+    "except ValueError:\n    m = tf.reduce_sum(x, keepdims=True)\n",  # not what TF2 raises
+    "except TypeError:\n    m = tf.reduce_sum(x)\n",  # no new keyword to fall back to
+    "finally:\n    m = tf.reduce_sum(x, keepdims=True)\n",
+])
+def test_a_try_that_does_not_fall_back_to_the_new_keyword_keeps_the_warning(handler):
+    source = "import tensorflow as tf\ntry:\n    m = tf.reduce_sum(x, keep_dims=True)\n" + handler
+    assert findings(source, ["TFE102"]) == [(3, 26, "TFE102")]
+
+
 def test_a_handler_whose_try_uses_the_old_keyword_too_keeps_the_warning():
     source = ("import tensorflow as tf\ntry:\n    m = tf.reduce_sum(x, keep_dims=True)\n"
               "except TypeError:\n    m = tf.reduce_sum(x, keep_dims=True)\n")

@@ -12,7 +12,10 @@ calls: functions TF 1.0 removed (``tf.mul``, ``tf.pack``, ``tf.scalar_summary``)
 or the argument order it changed (``tf.concat(1, [a, b])``, ``tf.split(0, 2,
 x)``).  Such code targets TF 0.x, where the new names may not exist yet
 (``keepdims`` came with TF 1.5).  The same holds in the ``except`` handler of a
-``try`` that passes the new keyword: a deliberate fallback for old TensorFlow.
+``try`` that passes the new keyword: a deliberate fallback for old TensorFlow; and
+in the body of a ``try`` whose handler catches the ``TypeError`` TF2 raises
+(``except TypeError``, ``Exception``, bare) and passes the new keyword: the old
+name tried first, on purpose.
 Info too in a project whose requirements cap TensorFlow below 2 (the
 ``tensorflow-version`` key, else its requirement files: ``tensorflow>=1.10,<2``):
 there the old names work.  And info in a module written for TF 1.x (``tf.Session``,
@@ -98,6 +101,8 @@ class DeprecatedReductionKeywords(Rule):
                              "written for TF 1.x (`{module}` spells `tf.{name}`), where it still works")
     FALLBACK_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this is the fallback of a `try` that passes "
                         "`{new}=`: kept for TensorFlow versions without it")
+    PROBE_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this `try` falls back to `{new}=` when TensorFlow "
+                     "rejects it: kept for TensorFlow versions without `{new}=`")
 
     def setup(self) -> None:
         # The TF 0.x calls the module makes (it was written for TF 0.x).  A list the reports'
@@ -131,8 +136,9 @@ class DeprecatedReductionKeywords(Rule):
             new = renames.get(old)
             if new is None:
                 continue
-            if self._in_fallback_for(new):
-                self.report(arg, self.FALLBACK_MESSAGE.format(old=old, new=new), severity=INFO)
+            probe = self._version_probe(new)
+            if probe is not None:
+                self.report(arg, probe.format(old=old, new=new), severity=INFO)
                 continue
             message = (self.V1_MESSAGE if v1 else self.MESSAGE).format(old=old, new=new)
             self.report(arg, self.OLD_TF_MESSAGE.format(old=old, new=new), severity=INFO, when=lambda: bool(removed))
@@ -161,18 +167,35 @@ class DeprecatedReductionKeywords(Rule):
             self.report(arg, message, fix=fix, severity=severity, when=lambda tf1=tf1, beside=beside_tf1: (
                 not removed and not tf1() and not (beside and not tf2())))
 
-    def _in_fallback_for(self, keyword: str) -> bool:
-        """In an ``except`` handler of a ``try`` whose body passes ``keyword=``."""
+    def _version_probe(self, keyword: str):
+        """The message for a ``try`` that tries both spellings, or None: this call is in an ``except``
+        handler of a ``try`` whose body passes ``keyword=``, or in the body of a ``try`` with a handler
+        that catches the ``TypeError`` TF2 raises and passes ``keyword=``."""
         ancestors = self.context.ancestors
         for index in range(len(ancestors) - 1, 0, -1):
-            node = ancestors[index]
+            node, parent = ancestors[index], ancestors[index - 1]
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                return False
-            if isinstance(node, cst.ExceptHandler) and isinstance(ancestors[index - 1], cst.Try):
-                body = self.context.module.code_for_node(ancestors[index - 1].body)
-                if re.search(rf"\b{keyword}\s*=", body):
-                    return True
-        return False
+                return None
+            if isinstance(node, cst.ExceptHandler) and isinstance(parent, cst.Try) and _passes(
+                    self.context.module, parent.body, keyword):
+                return self.FALLBACK_MESSAGE
+            if isinstance(parent, cst.Try) and node is parent.body and any(
+                    _catches_type_error(handler) and _passes(self.context.module, handler.body, keyword)
+                    for handler in parent.handlers):
+                return self.PROBE_MESSAGE
+        return None
+
+
+def _passes(module: cst.Module, block: cst.CSTNode, keyword: str) -> bool:
+    return re.search(rf"\b{keyword}\s*=", module.code_for_node(block)) is not None
+
+
+def _catches_type_error(handler: cst.ExceptHandler) -> bool:
+    """``except:``, ``except TypeError``, ``except (ValueError, TypeError) as e``, ``except Exception``."""
+    caught = handler.type
+    names = [element.value for element in caught.elements] if isinstance(caught, cst.Tuple) else [caught]
+    return caught is None or any(isinstance(name, cst.Name) and name.value in ("TypeError", "Exception",
+                                                                               "BaseException") for name in names)
 
 
 def _dotted(version) -> str:
