@@ -4867,6 +4867,43 @@ UNITS = [
          "eebd63ed2416d2158bb9161acd22c587320d1fe0", "mixed", "no", notebooks=True),
     Unit("MakRude+SCA-with-keras", "github", "MakRude/SCA-with-keras",
          "79985987a17bbc437c132a4d66ff1593dd374494", "mixed", "no", notebooks=True),
+    # --- added in round 78 (development units: TF2-era PyPI libraries; tuned on, never measured) ---
+    Unit("ddsp", "pypi", "3.7.0", "", "tf2", "no"),
+    Unit("deepctr", "pypi", "0.9.4", "", "tf2", "no"),
+    Unit("deepxde", "pypi", "1.15.0", "", "mixed", "no"),
+    Unit("image-classifiers", "pypi", "1.0.0", "", "tf2", "no"),
+    Unit("kapre", "pypi", "0.4.1", "", "tf2", "no"),
+    Unit("keras-retinanet", "pypi", "1.0.0", "", "tf2", "no", "sdist"),
+    Unit("keras-transformer", "pypi", "0.40.0", "", "tf2", "no", "sdist"),
+    Unit("larq-zoo", "pypi", "2.4.0", "", "tf2", "no"),
+    Unit("neural-structured-learning", "pypi", "1.4.0", "", "mixed", "no"),
+    Unit("tensorflow-mri", "pypi", "0.1.0a2", "", "tf2", "no"),
+    Unit("tensorflow-transform", "pypi", "1.21.0", "", "mixed", "no"),
+    Unit("vit-keras", "pypi", "0.2.0", "", "tf2", "no"),
+    Unit("zfit", "pypi", "0.28.0", "", "tf2", "no"),
+    # --- added in round 79 (fresh held-out code: TF2-era PyPI libraries, the final rules) ---
+    Unit("qkeras", "pypi", "0.9.0", "", "tf2", "no"),
+    Unit("tensorforce", "pypi", "0.6.5", "", "tf2", "no"),
+    Unit("bert-for-tf2", "pypi", "0.14.9", "", "mixed", "no", "sdist"),
+    Unit("dm-acme", "pypi", "0.4.0", "", "tf2", "no", "sdist"),
+    Unit("keras-bert", "pypi", "0.89.0", "", "tf2", "no", "sdist"),
+    Unit("keras-cv", "pypi", "0.9.0", "", "tf2", "no"),
+    Unit("keras-hub", "pypi", "0.32.0", "", "tf2", "no"),
+    Unit("keras-rl2", "pypi", "1.0.5", "", "tf2", "no"),
+    Unit("mlagents", "pypi", "0.16.1", "", "mixed", "no"),
+    Unit("spektral", "pypi", "1.3.1", "", "tf2", "no"),
+    Unit("tensorflow-cloud", "pypi", "0.1.16", "", "tf2", "no"),
+    Unit("tensorflow-constrained-optimization", "pypi", "0.2", "", "mixed", "no"),
+    Unit("tensorflow-data-validation", "pypi", "1.16.1", "", "mixed", "no"),
+    Unit("tensorflow-estimator", "pypi", "2.15.0", "", "mixed", "no"),
+    Unit("tensorflow-model-analysis", "pypi", "0.52.0", "", "mixed", "no"),
+    Unit("tensorflow-quantum", "pypi", "0.7.6", "", "tf2", "no"),
+    Unit("tensorflow-wavelets", "pypi", "1.1.2", "", "mixed", "no"),
+    Unit("tf2onnx", "pypi", "1.17.0", "", "mixed", "no"),
+    Unit("tf-keras-vis", "pypi", "0.8.7", "", "tf2", "no"),
+    Unit("tfx", "pypi", "1.21.0", "", "mixed", "no"),
+    Unit("transformers", "pypi", "4.46.3", "", "mixed", "no"),
+    Unit("trax", "pypi", "1.4.1", "", "mixed", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4965,4 +5002,6 @@ ROUND73 = frozenset(unit.name for unit in UNITS[2252:2277])
 DEV74 = frozenset(unit.name for unit in UNITS[2277:2302])  # development units, not a measurement
 ROUND75 = frozenset(unit.name for unit in UNITS[2302:2321])
 DEV76 = frozenset(unit.name for unit in UNITS[2321:2393])  # development units, not a measurement
-ROUND77 = frozenset(unit.name for unit in UNITS[2393:])
+ROUND77 = frozenset(unit.name for unit in UNITS[2393:2417])
+DEV78 = frozenset(unit.name for unit in UNITS[2417:2430])  # development units, not a measurement
+ROUND79 = frozenset(unit.name for unit in UNITS[2430:])

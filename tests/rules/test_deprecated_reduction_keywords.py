@@ -118,6 +118,26 @@ def test_the_old_keyword_tried_first_with_a_fallback_to_the_new_one_is_info_with
     assert fixed(source, ["TFE102"]) == source
 
 
+@pytest.mark.parametrize("test", ['tf.__version__.startswith("2.")', "LooseVersion(tf.VERSION) >= LooseVersion('1.5')"])
+def test_the_old_keyword_in_one_branch_of_a_version_test_is_info_when_the_other_passes_the_new_one(test):
+    from tflint_effective.engine.lint import lint_source
+
+    source = (f"import tensorflow as tf\nif {test}:\n    m = tf.reduce_sum(x, keepdims=True)\n"
+              "else:\n    m = tf.reduce_sum(x, keep_dims=True)\n")
+    assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
+        (5, 25, "info", "`keep_dims=` is deprecated (`keepdims=`), but this branch of a test of TensorFlow's "
+                        "version passes `keepdims=` in the other: kept for TensorFlow versions without it")]
+    assert fixed(source, ["TFE102"]) == source
+
+
+@pytest.mark.parametrize("source", [
+    "if tf.__version__ < '1.5':\n    m = tf.reduce_sum(x, keep_dims=True)\n",  # no other branch to compare
+    "if flag:\n    m = tf.reduce_sum(x, keep_dims=True)\nelse:\n    m = tf.reduce_sum(x, keepdims=True)\n",
+])
+def test_a_branch_without_a_version_test_and_a_new_keyword_beside_it_keeps_the_warning(source):
+    assert findings("import tensorflow as tf\n" + source, ["TFE102"]) == [(3, 26, "TFE102")]
+
+
 @pytest.mark.parametrize("handler", [
     "except ValueError:\n    m = tf.reduce_sum(x, keepdims=True)\n",  # not what TF2 raises
     "except TypeError:\n    m = tf.reduce_sum(x)\n",  # no new keyword to fall back to

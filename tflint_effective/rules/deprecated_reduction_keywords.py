@@ -15,7 +15,9 @@ x)``).  Such code targets TF 0.x, where the new names may not exist yet
 ``try`` that passes the new keyword: a deliberate fallback for old TensorFlow; and
 in the body of a ``try`` whose handler catches the ``TypeError`` TF2 raises
 (``except TypeError``, ``Exception``, bare) and passes the new keyword: the old
-name tried first, on purpose.
+name tried first, on purpose; and in one branch of an ``if`` that tests
+TensorFlow's version (``tf.__version__``, ``tf.VERSION``) and passes the new
+keyword in the other.
 Info too in a project whose requirements cap TensorFlow below 2 (the
 ``tensorflow-version`` key, else its requirement files: ``tensorflow>=1.10,<2``):
 there the old names work.  And info in a module written for TF 1.x (``tf.Session``,
@@ -103,6 +105,8 @@ class DeprecatedReductionKeywords(Rule):
                         "`{new}=`: kept for TensorFlow versions without it")
     PROBE_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this `try` falls back to `{new}=` when TensorFlow "
                      "rejects it: kept for TensorFlow versions without `{new}=`")
+    VERSION_MESSAGE = ("`{old}=` is deprecated (`{new}=`), but this branch of a test of TensorFlow's version passes "
+                       "`{new}=` in the other: kept for TensorFlow versions without it")
 
     def setup(self) -> None:
         # The TF 0.x calls the module makes (it was written for TF 0.x).  A list the reports'
@@ -168,9 +172,10 @@ class DeprecatedReductionKeywords(Rule):
                 not removed and not tf1() and not (beside and not tf2())))
 
     def _version_probe(self, keyword: str):
-        """The message for a ``try`` that tries both spellings, or None: this call is in an ``except``
-        handler of a ``try`` whose body passes ``keyword=``, or in the body of a ``try`` with a handler
-        that catches the ``TypeError`` TF2 raises and passes ``keyword=``."""
+        """The message for code that tries both spellings, or None: this call is in an ``except``
+        handler of a ``try`` whose body passes ``keyword=``, in the body of a ``try`` with a handler
+        that catches the ``TypeError`` TF2 raises and passes ``keyword=``, or in one branch of an
+        ``if`` that tests ``__version__`` / ``VERSION`` and passes ``keyword=`` in the other."""
         ancestors = self.context.ancestors
         for index in range(len(ancestors) - 1, 0, -1):
             node, parent = ancestors[index], ancestors[index - 1]
@@ -183,7 +188,14 @@ class DeprecatedReductionKeywords(Rule):
                     _catches_type_error(handler) and _passes(self.context.module, handler.body, keyword)
                     for handler in parent.handlers):
                 return self.PROBE_MESSAGE
+            if isinstance(parent, cst.If) and _VERSION.search(self.context.module.code_for_node(parent.test)):
+                other = parent.orelse if node is parent.body else parent.body if node is parent.orelse else None
+                if other is not None and _passes(self.context.module, other, keyword):
+                    return self.VERSION_MESSAGE
         return None
+
+
+_VERSION = re.compile(r"__version__|\bVERSION\b")  # tf.__version__, tf.VERSION (TF 1.x), a parsed version of them
 
 
 def _passes(module: cst.Module, block: cst.CSTNode, keyword: str) -> bool:
