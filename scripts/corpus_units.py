@@ -4926,10 +4926,11 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62, UNITS[2036:2061] in round 63, UNITS[2061:2076] in
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
-# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND77 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round77).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND79 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round79).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
-# on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:] (ROUND77) are held-out units added in rounds 75 and 77.
+# on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
+# UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:] (ROUND79) held-out ones.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
