@@ -4904,6 +4904,53 @@ UNITS = [
     Unit("tfx", "pypi", "1.21.0", "", "mixed", "no"),
     Unit("transformers", "pypi", "4.46.3", "", "mixed", "no"),
     Unit("trax", "pypi", "1.4.1", "", "mixed", "no"),
+    # --- added in round 80 (fresh held-out code, the final rules) ---
+    Unit("Loisssss+tensorflow-mnist-cnn", "github", "Loisssss/tensorflow-mnist-cnn",
+         "7cf12b1c86dc3cf15d8189fbddeae5b9aa782abc", "tf1", "no", notebooks=True),
+    Unit("golbin+TensorFlow-MNIST", "github", "golbin/TensorFlow-MNIST",
+         "575b78720ffc21211b48eb905cb827f40a142354", "mixed", "some"),
+    Unit("jjmata+tensorflow-mnist", "github", "jjmata/tensorflow-mnist",
+         "1b9e048afa0a0197d3f25b7c0bd1247a3f50aa4e", "tf1", "some"),
+    Unit("muphy+tensorflow-mnist", "github", "muphy/tensorflow-mnist",
+         "139c0d60b0c02f59b01fed0124e7934baacb7589", "tf1", "no"),
+    Unit("monty0157+Tensorflow-mnist", "github", "monty0157/Tensorflow-mnist",
+         "efe235fac0313cd06db36aa14386f7b1649fa323", "mixed", "no"),
+    Unit("zyasjtu+tensorflow-cnn-finetune", "github", "zyasjtu/tensorflow-cnn-finetune",
+         "125e343be28ec095c6885989d5d9a2b0b2474df5", "tf1", "no"),
+    Unit("kevinkong91+tensorflow-mnist-dense", "github", "kevinkong91/tensorflow-mnist-dense",
+         "b20ed9c205f09ae46e9a8e1d63a22ba361f5b17b", "mixed", "no"),
+    Unit("jaehosung+tensorflow-mnist-tutorial", "github", "jaehosung/tensorflow-mnist-tutorial",
+         "7a400eb3e123e29c0500873a7db49993446cea57", "tf1", "no", notebooks=True),
+    Unit("lzx1019056432+Tensorflow-mnist", "github", "lzx1019056432/Tensorflow-mnist",
+         "7bf94f4ae546120f86ac101c25612f8e516f035e", "tf1", "no"),
+    Unit("jbuisine+tensorflow-mnist", "github", "jbuisine/tensorflow-mnist",
+         "d8996f5ba817ed828114363a940cecb5b6f1bde8", "tf1", "no"),
+    Unit("daassh+tensorflow-mnist", "github", "daassh/tensorflow-mnist",
+         "ea54862bd34984fe71e0647af5287a4dee286bf0", "tf1", "no"),
+    Unit("zhoubill+Distribute-Tensorflow-CNN", "github", "zhoubill/Distribute-Tensorflow-CNN",
+         "59bb02d8e6ebb761ccd5e7c686166c7f31785374", "mixed", "no"),
+    Unit("davidstutz+tensorflow-mnist-experiments", "github", "davidstutz/tensorflow-mnist-experiments",
+         "eea978354ffe26a3c8923181d7937c9add3149c4", "mixed", "no"),
+    Unit("Liuyubao+Tensorflow-CNN", "github", "Liuyubao/Tensorflow-CNN",
+         "18e41601d8b677798a653ea5524e727651e6a2af", "tf1", "no"),
+    Unit("muraikenta+tensorflow-mnist-flask", "github", "muraikenta/tensorflow-mnist-flask",
+         "4d954bfb6b8cc88100e5ae1999937f8be94200d6", "tf2", "no"),
+    Unit("ColeMurray+tensorflow-cnn-tutorial", "github", "ColeMurray/tensorflow-cnn-tutorial",
+         "caeabe5abfffafad527a08abd0c85b5cada458dc", "tf1", "no"),
+    Unit("wenxichen+Tensorflow-MNIST-Distlling", "github", "wenxichen/Tensorflow-MNIST-Distlling",
+         "9fe40bfe763938e24c23b1d77349b02b72e3f050", "tf1", "no"),
+    Unit("juxiangwu+tensorflow-cnn-face_analysis", "github", "juxiangwu/tensorflow-cnn-face_analysis",
+         "47fe5d8e9492c9c169f78afab4573a900f90f108", "tf1", "some"),
+    Unit("DenKolles+tensorflow-cnn", "github", "DenKolles/tensorflow-cnn",
+         "2790674b79602836272210b06922f227e61249ed", "tf1", "no"),
+    Unit("y3nk0+Tensorflow-CNN", "github", "y3nk0/Tensorflow-CNN",
+         "6541ac566eb5a407f7272e2bf8c435d77129a5f6", "tf1", "some"),
+    Unit("hujunxianligong+Tensorflow-CNN-Tutorial", "github", "hujunxianligong/Tensorflow-CNN-Tutorial",
+         "47ab0c7215fff8d853b1df6682e946a422704cbc", "tf1", "no"),
+    Unit("tendulkar+tensorflow-mnist-tutorial", "github", "tendulkar/tensorflow-mnist-tutorial",
+         "5d2ee3b642d4b5832f1df0d0566c09053b18b6c4", "tf1", "no"),
+    Unit("kilgore92+tensorflow-mnist-cnn", "github", "kilgore92/tensorflow-mnist-cnn",
+         "77658666d951dfa38ed7a2d53f532c32dd15a0bc", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4926,11 +4973,12 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62, UNITS[2036:2061] in round 63, UNITS[2061:2076] in
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
-# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND79 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round79).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND80 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round80).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
-# UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:] (ROUND79) held-out ones.
+# UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
+# ones; UNITS[2452:] (ROUND80) are held-out units added in round 80.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5005,4 +5053,5 @@ ROUND75 = frozenset(unit.name for unit in UNITS[2302:2321])
 DEV76 = frozenset(unit.name for unit in UNITS[2321:2393])  # development units, not a measurement
 ROUND77 = frozenset(unit.name for unit in UNITS[2393:2417])
 DEV78 = frozenset(unit.name for unit in UNITS[2417:2430])  # development units, not a measurement
-ROUND79 = frozenset(unit.name for unit in UNITS[2430:])
+ROUND79 = frozenset(unit.name for unit in UNITS[2430:2452])
+ROUND80 = frozenset(unit.name for unit in UNITS[2452:])
