@@ -96,37 +96,32 @@ def test_tf_1_names_and_argument_orders_keep_the_warning_and_the_fix(tf_1):
     assert fixed(source, ["TFE102"]) == source.replace("keep_dims", "keepdims")
 
 
-def test_the_fallback_for_old_tensorflow_is_info_without_a_fix():
+FALLBACK = "but this is the fallback of a `try` that passes `keepdims=`: kept for TensorFlow versions without it"
+PROBE = ("but this `try` falls back to `keepdims=` when TensorFlow rejects it: kept for TensorFlow versions without "
+         "`keepdims=`")
+VERSION = ("but this branch of a test of TensorFlow's version passes `keepdims=` in the other: kept for TensorFlow "
+           "versions without it")
+
+
+@pytest.mark.parametrize("source, line, col, message", [
+    # the new keyword tried first, the old one in the handler: a fallback for old TensorFlow
+    ("try:\n    m = tf.reduce_sum(x, axis=1, keepdims=True)\n"
+     "except TypeError:\n    m = tf.reduce_sum(x, axis=1, keep_dims=True)\n", 5, 33, FALLBACK),
+    # the old keyword tried first, the new one in a handler of TF2's TypeError
+    ("try:\n    m = tf.reduce_sum(x, keep_dims=True)\n"
+     "except (ValueError, TypeError):\n    m = tf.reduce_sum(x, keepdims=True)\n", 3, 25, PROBE),
+    # one spelling per branch of a test of TensorFlow's version
+    ('if tf.__version__.startswith("2."):\n    m = tf.reduce_sum(x, keepdims=True)\n'
+     "else:\n    m = tf.reduce_sum(x, keep_dims=True)\n", 5, 25, VERSION),
+    ("if LooseVersion(tf.VERSION) >= LooseVersion('1.5'):\n    m = tf.reduce_sum(x, keepdims=True)\n"
+     "else:\n    m = tf.reduce_sum(x, keep_dims=True)\n", 5, 25, VERSION),
+])
+def test_code_that_tries_both_spellings_is_info_without_a_fix(source, line, col, message):
     from tflint_effective.engine.lint import lint_source
 
-    source = ("import tensorflow as tf\ntry:\n    m = tf.reduce_sum(x, axis=1, keepdims=True)\n"
-              "except TypeError:\n    m = tf.reduce_sum(x, axis=1, keep_dims=True)\n")
+    source = "import tensorflow as tf\n" + source
     assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
-        (5, 33, "info", "`keep_dims=` is deprecated (`keepdims=`), but this is the fallback of a `try` that "
-                        "passes `keepdims=`: kept for TensorFlow versions without it")]
-    assert fixed(source, ["TFE102"]) == source
-
-
-def test_the_old_keyword_tried_first_with_a_fallback_to_the_new_one_is_info_without_a_fix():
-    from tflint_effective.engine.lint import lint_source
-
-    source = ("import tensorflow as tf\ntry:\n    m = tf.reduce_sum(x, keep_dims=True)\n"
-              "except (ValueError, TypeError):\n    m = tf.reduce_sum(x, keepdims=True)\n")
-    assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
-        (3, 25, "info", "`keep_dims=` is deprecated (`keepdims=`), but this `try` falls back to `keepdims=` when "
-                        "TensorFlow rejects it: kept for TensorFlow versions without `keepdims=`")]
-    assert fixed(source, ["TFE102"]) == source
-
-
-@pytest.mark.parametrize("test", ['tf.__version__.startswith("2.")', "LooseVersion(tf.VERSION) >= LooseVersion('1.5')"])
-def test_the_old_keyword_in_one_branch_of_a_version_test_is_info_when_the_other_passes_the_new_one(test):
-    from tflint_effective.engine.lint import lint_source
-
-    source = (f"import tensorflow as tf\nif {test}:\n    m = tf.reduce_sum(x, keepdims=True)\n"
-              "else:\n    m = tf.reduce_sum(x, keep_dims=True)\n")
-    assert [(d.line, d.col, d.severity, d.message) for d in lint_source(source, select=["TFE102"])] == [
-        (5, 25, "info", "`keep_dims=` is deprecated (`keepdims=`), but this branch of a test of TensorFlow's "
-                        "version passes `keepdims=` in the other: kept for TensorFlow versions without it")]
+        (line, col, "info", "`keep_dims=` is deprecated (`keepdims=`), " + message)]
     assert fixed(source, ["TFE102"]) == source
 
 
