@@ -4951,6 +4951,45 @@ UNITS = [
          "5d2ee3b642d4b5832f1df0d0566c09053b18b6c4", "tf1", "no"),
     Unit("kilgore92+tensorflow-mnist-cnn", "github", "kilgore92/tensorflow-mnist-cnn",
          "77658666d951dfa38ed7a2d53f532c32dd15a0bc", "tf1", "no"),
+    # --- added in round 81 (fresh held-out code, the final rules) ---
+    Unit("dgurkaynak+tensorflow-cnn-finetune", "github", "dgurkaynak/tensorflow-cnn-finetune",
+         "5aa301a65e2e68116522a4ee0e0da60d2238d817", "tf1", "no"),
+    Unit("jiang4869+LeNet5-Tensorflow-MNIST", "github", "jiang4869/LeNet5-Tensorflow-MNIST",
+         "129b49ab7f85f5ca7c5bbad347ba1bcf14f408ad", "mixed", "no"),
+    Unit("ctorresmx+tensorflow-mnist-mlp", "github", "ctorresmx/tensorflow-mnist-mlp",
+         "3ac9790fac4d8bbf3e235124506cd543eefef9b6", "tf1", "some"),
+    Unit("kalaspuffar+tensorflow-mnist-test", "github", "kalaspuffar/tensorflow-mnist-test",
+         "968420b08d82ed307fe891b4e6534443d8bfb02e", "tf1", "no"),
+    Unit("liuqun+tensorflow-mnist", "github", "liuqun/tensorflow-mnist",
+         "f163d5250b8c0afedc545a67681bb235c1cfe9cd", "tf1", "no"),
+    Unit("philipperemy+tensorflow-cnn-time-series", "github", "philipperemy/tensorflow-cnn-time-series",
+         "d975e822b824315dfc6fa11a5af0450e42c6b0bf", "tf1", "no"),
+    Unit("ctorresmx+tensorflow-mnist-cnn", "github", "ctorresmx/tensorflow-mnist-cnn",
+         "c18f2be777ff6d9e07a2e6d6a92bd3de3b40f9eb", "mixed", "no"),
+    Unit("zhangpingme+tensorflow-cnn-finetune", "github", "zhangpingme/tensorflow-cnn-finetune",
+         "9f1646fdc2b3c59c5c4e632e043d24866c7e4fe2", "tf1", "no"),
+    Unit("chesters99+hw9-tensorflow-mnist-cifar10", "github", "chesters99/hw9-tensorflow-mnist-cifar10",
+         "2359eeecdafe9bfc4b6cb5c38ce5dbf8445d5480", "tf1", "no"),
+    Unit("kevinwong150+tensorflow-cnn-dog", "github", "kevinwong150/tensorflow-cnn-dog",
+         "7918f40489565fd8527a6aaf64c16a0ea88a561c", "tf1", "no"),
+    Unit("zClarkk+Basic-Tensorflow-CNN", "github", "zClarkk/Basic-Tensorflow-CNN",
+         "9cdd435f88b0d60953a83296e46a052161977880", "tf2", "no"),
+    Unit("Sun-DongYang+TensorFlow-mnist", "github", "Sun-DongYang/TensorFlow-mnist",
+         "d79c1278cc298962bd46d191f77dc43ac38b7821", "tf1", "no"),
+    Unit("nicolalandro+tensorflow-mnist", "github", "nicolalandro/tensorflow-mnist",
+         "1e4edc8f675db130163d2688ed9cfeb5e61edf7b", "mixed", "some"),
+    Unit("elijahanderson+TensorFlow-MNIST", "github", "elijahanderson/TensorFlow-MNIST",
+         "64b8046daaebaef4ae0e703b66a1322f8e63ebc0", "tf1", "no"),
+    Unit("awoodthomas+TensorFlow-MNIST", "github", "awoodthomas/TensorFlow-MNIST",
+         "ec01c62b18e139b6f44d1b9932325f17f39a9749", "mixed", "no"),
+    Unit("SundyMao+tensorflow-mnist", "github", "SundyMao/tensorflow-mnist",
+         "aa3d98065fc0a0d921ccc0b3f977340123dcd889", "tf1", "no"),
+    Unit("HAI-L+tensorflow-mnist", "github", "HAI-L/tensorflow-mnist",
+         "b0f0edfd77b01e9f588328dd50a72d17ebe6a880", "tf1", "no"),
+    Unit("ouprince+tensorflow-cnn", "github", "ouprince/tensorflow-cnn",
+         "157dc407c7860ec25bbb45bec41ac0a930bb14b6", "tf1", "some"),
+    Unit("Dzalapino+tensorflow-mnist", "github", "Dzalapino/tensorflow-mnist",
+         "e4db935f3a36853b5c8d54aec349bcb7e582a7f0", "tf2", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -4973,12 +5012,12 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62, UNITS[2036:2061] in round 63, UNITS[2061:2076] in
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
-# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND80 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round80).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND81 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round81).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
-# ones; UNITS[2452:] (ROUND80) are held-out units added in round 80.
+# ones; UNITS[2452:2475] (ROUND80) and UNITS[2475:] (ROUND81) are held-out units added in rounds 80 and 81.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5054,4 +5093,5 @@ DEV76 = frozenset(unit.name for unit in UNITS[2321:2393])  # development units, 
 ROUND77 = frozenset(unit.name for unit in UNITS[2393:2417])
 DEV78 = frozenset(unit.name for unit in UNITS[2417:2430])  # development units, not a measurement
 ROUND79 = frozenset(unit.name for unit in UNITS[2430:2452])
-ROUND80 = frozenset(unit.name for unit in UNITS[2452:])
+ROUND80 = frozenset(unit.name for unit in UNITS[2452:2475])
+ROUND81 = frozenset(unit.name for unit in UNITS[2475:])
