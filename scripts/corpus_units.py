@@ -4990,6 +4990,43 @@ UNITS = [
          "157dc407c7860ec25bbb45bec41ac0a930bb14b6", "tf1", "some"),
     Unit("Dzalapino+tensorflow-mnist", "github", "Dzalapino/tensorflow-mnist",
          "e4db935f3a36853b5c8d54aec349bcb7e582a7f0", "tf2", "no"),
+    # --- added in round 82 (fresh held-out code, the final rules) ---
+    Unit("QinglinCheng+tensorflow-mnist-labs", "github", "QinglinCheng/tensorflow-mnist-labs",
+         "7306f12ae9fc4b161e581223347216738384ff2b", "mixed", "no"),
+    Unit("benstoffelen+tensorflow-mnist", "github", "benstoffelen/tensorflow-mnist",
+         "a442ef62a66477eb2193a754ae7b6666508b9a9a", "tf1", "no"),
+    Unit("Jeswin-8801+TensorFlow-MNIST-Realtime", "github", "Jeswin-8801/TensorFlow-MNIST-Realtime",
+         "a694ed5719b8a73a06f0ecff72fb124ee6da4139", "tf2", "no", notebooks=True),
+    Unit("lazyduo+flask-tensorflow-MNIST", "github", "lazyduo/flask-tensorflow-MNIST",
+         "30fe4203ccbd0894ceb79f7d608573ad27fd1549", "tf2", "no"),
+    Unit("FSUcilab+tensorflow-mnist-VAE", "github", "FSUcilab/tensorflow-mnist-VAE",
+         "f75ce160e9cad9a0487a6249b3d1478540642390", "mixed", "no"),
+    Unit("AviataInc+tensorflow-mnist-tutorial", "github", "AviataInc/tensorflow-mnist-tutorial",
+         "9b5ff990566769b04357ead3bb8965589504eaa2", "tf1", "no"),
+    Unit("alexartwww+python-tensorflow-mnist", "github", "alexartwww/python-tensorflow-mnist",
+         "85ae9fe0c55b6c00d141251fbf449b7b1f08cfe8", "tf2", "no"),
+    Unit("cr7pt0gr4ph7+tensorflow-mnist", "github", "cr7pt0gr4ph7/tensorflow-mnist",
+         "a73948aeecf837eab4e7beaa00ea0e623929bb3a", "tf1", "no"),
+    Unit("yujialai+tensorflow-mnist-adversarial", "github", "yujialai/tensorflow-mnist-adversarial",
+         "b24f26b29578690c27e2d1f5f7431a1de0d7fafb", "tf1", "some"),
+    Unit("DanSoW+tensorflow-mnist-conveyor", "github", "DanSoW/tensorflow-mnist-conveyor",
+         "6e91e6257fe19bd2031ca8cef302c215c9e6b8aa", "tf2", "no"),
+    Unit("TaeyongChoi+Tensorflow-CNN", "github", "TaeyongChoi/Tensorflow-CNN",
+         "5a2be97f058e397d90238934555b7377ed669945", "tf2", "no", notebooks=True),
+    Unit("zhoubill+Tensorflow-cnn", "github", "zhoubill/Tensorflow-cnn",
+         "fa90494d64393796dcca27988cbdd3d7eefc8ce1", "tf1", "no"),
+    Unit("wangyixiang+tensorflow-mnist-batch-read-and-train-tutorial", "github", "wangyixiang/tensorflow-mnist-batch-read-and-train-tutorial",
+         "8edf7e6953174b4e569b3dec77df159abd9d4355", "tf1", "no"),
+    Unit("ILYJiang+Tensorflow-CNN-Tutorial", "github", "ILYJiang/Tensorflow-CNN-Tutorial",
+         "96651fc5e1693872b95448726fb31b1e9aab7a5f", "tf1", "no"),
+    Unit("kochlisGit+Tensorflow-MNIST-State-Of-The-Art", "github", "kochlisGit/Tensorflow-MNIST-State-Of-The-Art",
+         "9b9951710a149e8fdeecee0ed424fbe42b7d42db", "tf2", "no", notebooks=True),
+    Unit("pureloveljc+tensorflow-mnist", "github", "pureloveljc/tensorflow-mnist",
+         "8e01b779aea679724f91e1b652d0b190ef954f3a", "tf1", "no"),
+    Unit("laowangzhugebi+Tensorflow-CNN-Tutorial", "github", "laowangzhugebi/Tensorflow-CNN-Tutorial",
+         "718f91e700209d7e0724ec4e0b68ed3abca492b3", "tf1", "no"),
+    Unit("Z-Codlin+tensorflow-CNN-tutorials", "github", "Z-Codlin/tensorflow-CNN-tutorials",
+         "3d6e7e293e307106b324ce269ab5d6a9bc864623", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5012,12 +5049,13 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[1992:2013] in round 61, UNITS[2013:2036] in round 62, UNITS[2036:2061] in round 63, UNITS[2061:2076] in
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
-# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND81 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round81).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
+# measurement on them alone (heldout.py --units round5 ... round82).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
-# ones; UNITS[2452:2475] (ROUND80) and UNITS[2475:] (ROUND81) are held-out units added in rounds 80 and 81.
+# ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81) and UNITS[2494:] (ROUND82) are held-out units
+# added in rounds 80 to 82.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5094,4 +5132,5 @@ ROUND77 = frozenset(unit.name for unit in UNITS[2393:2417])
 DEV78 = frozenset(unit.name for unit in UNITS[2417:2430])  # development units, not a measurement
 ROUND79 = frozenset(unit.name for unit in UNITS[2430:2452])
 ROUND80 = frozenset(unit.name for unit in UNITS[2452:2475])
-ROUND81 = frozenset(unit.name for unit in UNITS[2475:])
+ROUND81 = frozenset(unit.name for unit in UNITS[2475:2494])
+ROUND82 = frozenset(unit.name for unit in UNITS[2494:])
