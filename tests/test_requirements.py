@@ -106,6 +106,25 @@ def test_messages_say_why(tmp_path):
                               "(the project's requirements exclude TF2)")
 
 
+STRAY_TF1_NAME = ("import tensorflow as tf\n\ndef post(masks):\n    n = tf.count_nonzero(masks)\n"
+                  "    if tf.size(masks) == 0:\n        return n\n    return masks\n")
+
+
+@pytest.mark.parametrize("source, versions, expected", [
+    (STRAY_TF1_NAME, None, [(5, 7)]),  # a TF 1.x-only name: TF1 graph code, where `==` compares identities
+    (STRAY_TF1_NAME, ((1, 15), (2,)), [(5, 7)]),
+    (STRAY_TF1_NAME, ((2, 9), None), []),  # in a TF2 project: a latent AttributeError, eager code
+    (STRAY_TF1_NAME.replace("tf.count_nonzero(masks)", "tf.nn.softmax(masks, dim=1)"), ((2, 9), None), []),
+    (STRAY_TF1_NAME.replace("tf.count_nonzero(masks)", "tf.placeholder(tf.float32)"), ((2, 9), None),
+     [(5, 7)]),  # a graph API still says graph code, whatever the requirements
+])
+def test_a_tf2_project_reads_stray_tf1_names_as_no_mode_signal(source, versions, expected):
+    from tflint_effective.engine.lint import lint_source
+
+    found = lint_source(source, select=["TFE302"], tensorflow_versions=versions)
+    assert [(d.line, d.col) for d in found] == expected
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -23,7 +23,9 @@ Then signals, innermost scope first:
    ``tf.random_uniform``, which TF1 eager execution runs too); both: no verdict;
 4. the same signals gathered over the methods of the function's class;
 5. the module: G on a TF1 signal at module level or spelled at the root anywhere
-   (``tf.Session``, or a keyword only TF 1.x takes, ``tf.nn.softmax(x, dim=1)``, is TF 1.x code),
+   (``tf.Session``, or a keyword only TF 1.x takes, ``tf.nn.softmax(x, dim=1)``, is TF 1.x code;
+   in a project whose requirements ask for TF 2 or later only graph APIs count: a TF 1.x-only name
+   or keyword there is a latent error in TF2 code, ``tf.count_nonzero`` in transformers),
    on ``disable_eager_execution``, on ``import tensorflow.compat.v1 as tf`` or RLlib's ``tf = try_import_tf()`` (which
    disables v2 behaviour; its tuple form gives no signal), unless eager execution is
    enabled; else E.
@@ -77,6 +79,8 @@ class Modes:
         self.v1_main_alias = False  # ``import tensorflow.compat.v1 as tf``
         self.v1_other_alias = False
         self.plain_tensorflow = False  # ``import tensorflow [as x]``
+        oldest = (self.context.settings.tensorflow_versions or (None, None))[0]
+        self.requires_tf2 = oldest is not None and oldest >= (2,)  # the project's requirements say so
         self.mode_stack = []  # functions, lambdas, graph ``with`` blocks, eager-only blocks
         self.function_mode: Dict[cst.CSTNode, str] = {}
         self.traced_names: Dict[Tuple[int, str], str] = {}
@@ -193,6 +197,8 @@ class Modes:
             self.eager_signal = True
             self.tf1_api = self.tf1_api or name.compat is None  # TF 2's root has no such switch
         elif _is_graph_signal(name, call):
+            if self.requires_tf2 and name.compat is None and name.path not in GRAPH_APIS:
+                return  # a latent AttributeError (TypeError) in a project that requires TF 2, not TF1 code
             # A TF 1.x-only name at the root means TF1 code everywhere in the module; the same
             # API through ``compat.v1`` in TF2 code is kept for compatibility: its function only.
             tf1 = name.compat is None or name.path in MODULE_WIDE_GRAPH
