@@ -5082,6 +5082,85 @@ UNITS = [
          "e83f8633fcbfd428ee3495b18b75ca78c7a25331", "tf1", "some"),
     Unit("tanakatsu+tensorflow-mnist-sample", "github", "tanakatsu/tensorflow-mnist-sample",
          "f5b0f6ab08fba421b4e24c5626654c2bd7eed941", "tf1", "some"),
+    # --- added in round 83 (fresh held-out code, the final rules) ---
+    Unit("GlennLoveZhen0124+FasterRCNN_tensorflow", "github", "GlennLoveZhen0124/FasterRCNN_tensorflow",
+         "ac97992beeb17020819142d0cffc24cee70ea3c1", "mixed", "no"),
+    Unit("runnily+keras-examples", "github", "runnily/keras-examples",
+         "b5637bd15a73e3766d76c7cf4dd77aab9ac75191", "tf2", "no", notebooks=True),
+    Unit("chenyongshuai+Tensorflow2", "github", "chenyongshuai/Tensorflow2",
+         "8f7e5df552298dd07c35201ffd3fcf38ab7e988e", "tf2", "no"),
+    Unit("angryhen+model_tensorflow2.0", "github", "angryhen/model_tensorflow2.0",
+         "dfecb137ff26878ba267657399e05413016bbdfd", "tf2", "no"),
+    Unit("ZeroSum0x00+YOLO-tensorflow2", "github", "ZeroSum0x00/YOLO-tensorflow2",
+         "b7b6bd3d73284fcfe5ae8a0bf8735d7187b0a9ad", "tf2", "no"),
+    Unit("oronanschel+DQN-tensorflow", "github", "oronanschel/DQN-tensorflow",
+         "2f37d2382fb6803a3964c87dae14195624a0cffa", "mixed", "some"),
+    Unit("shaunbarney+DQN-Tensorflow-2", "github", "shaunbarney/DQN-Tensorflow-2",
+         "90bc741338f88ba97d0b1dac2534d703a8814e1d", "tf2", "no"),
+    Unit("mtkwT+RNN-tensorflow", "github", "mtkwT/RNN-tensorflow",
+         "2fcdf02b61459fabd569de13897062c63b4dc663", "tf1", "no"),
+    Unit("easytf+enjoy_tensorflow", "github", "easytf/enjoy_tensorflow",
+         "a5eb90f7907cb40bf14a086e8010e0a601074623", "mixed", "some"),
+    Unit("dharay+basic-keras-example", "github", "dharay/basic-keras-example",
+         "3ecc37b3f3b1bc20ca11ae34e747d7c05367d7de", "tf2", "no", notebooks=True),
+    Unit("clovisystem+tensorflow-tutorial", "github", "clovisystem/tensorflow-tutorial",
+         "44134a9dd1d4d4a9890615993867a212fea02129", "tf1", "no"),
+    Unit("passing2961+Tensorflow2.0-examples", "github", "passing2961/Tensorflow2.0-examples",
+         "14fea00d0087e2061b839ce6f555f595be79bc3c", "tf2", "no", notebooks=True),
+    Unit("cm1100+tensorflow2_part1_and_part2", "github", "cm1100/tensorflow2_part1_and_part2",
+         "fc7bf977b18e899a72d5bd6f0a7ab43296f2739f", "tf2", "no"),
+    Unit("sjlee2016+tensorflow-tutorials", "github", "sjlee2016/tensorflow-tutorials",
+         "4283db8d20890233896ebdcc9044396547c779cb", "tf2", "no"),
+    Unit("resoliwan+stanford-tensorflow-tutorials", "github", "resoliwan/stanford-tensorflow-tutorials",
+         "6564dd1671c06f2dc3636639eb79cbb6465ced97", "tf1", "some"),
+    Unit("dainakai+tensorflow2_4_1", "github", "dainakai/tensorflow2_4_1",
+         "41bbbea7ec0ff30643aefe8a2b915a93c325648e", "tf2", "no"),
+    Unit("calmiLovesAI+TensorFlow2.0_Image_Classification", "github", "calmiLovesAI/TensorFlow2.0_Image_Classification",
+         "8da544b83657ac915b6fc20a28ea35ce6988b864", "tf2", "no"),
+    Unit("kljh+char-rnn-tensorflow", "github", "kljh/char-rnn-tensorflow",
+         "118461169f680212dad868b328972491fda3896a", "tf1", "no"),
+    Unit("lgloege+keras-tutorial", "github", "lgloege/keras-tutorial",
+         "5ff1eefa218f672bbe19f6c4adf9f47c5d9dbb3e", "tf2", "no", notebooks=True),
+    Unit("raiskumar+tensorflow-tutorial", "github", "raiskumar/tensorflow-tutorial",
+         "045cb9026f130623c408405e34bce02afff6d7fd", "tf1", "some"),
+    Unit("QihongL+word-rnn-tensorflow", "github", "QihongL/word-rnn-tensorflow",
+         "0dcd0ceb582a3a63fcddd3c3c0ebc369d18b99d7", "tf1", "no", notebooks=True),
+    Unit("siyangbing+django_tensorflow_server", "github", "siyangbing/django_tensorflow_server",
+         "a74a0f62b330c32c367c1d08b47be9d0f3a8fdb4", "tf1", "no"),
+    Unit("sunxs1101+learn-tensorflow", "github", "sunxs1101/learn-tensorflow",
+         "13153f5a89de16b5d9c81833a17119a5913c23c3", "tf1", "no"),
+    Unit("researchase+keras-example", "github", "researchase/keras-example",
+         "d2006b5b857f4f9573586e62281b80e53b131e1f", "tf2", "no", notebooks=True),
+    Unit("MasazI+DeepLearning_TensorFlow", "github", "MasazI/DeepLearning_TensorFlow",
+         "6a0865850b32eb4af52bc41984e0cbaa2a19c48a", "mixed", "some"),
+    Unit("ltcs11+DQN-tensorflow", "github", "ltcs11/DQN-tensorflow",
+         "89b83345cccbd09ba5f159e88c46fce883daf626", "mixed", "no"),
+    Unit("sujitpal+keras-tutorial-odsc2020", "github", "sujitpal/keras-tutorial-odsc2020",
+         "f378e1dad0dcde5fc7dac45655c6f7da65ad1ba6", "tf2", "no", notebooks=True),
+    Unit("Blaizzy+neptune-keras-example", "github", "Blaizzy/neptune-keras-example",
+         "0b6d6086d0b99e84de1913538cc027f0921105fc", "tf2", "no", notebooks=True),
+    Unit("gustavkkk+TensorFlow-Tutorials", "github", "gustavkkk/TensorFlow-Tutorials",
+         "e0ea2c31348fe523476ab959ac0cf46e6fbdf628", "tf1", "no"),
+    Unit("yuayi521+keras-example", "github", "yuayi521/keras-example",
+         "3f624a945963928c8d3b9485169584db5e10ce4b", "mixed", "some"),
+    Unit("lijutsang+Keras-example", "github", "lijutsang/Keras-example",
+         "af0e899f1b147cc9b52f8571383604ac4b5a11a1", "mixed", "no", notebooks=True),
+    Unit("StevenHuang2020+Tensorflow2-keras-study", "github", "StevenHuang2020/Tensorflow2-keras-study",
+         "71030ff3cd3e00be24d0c8f7218e13ee1538544f", "tf2", "no"),
+    Unit("hanwenlin+tensorflow2-turtorial", "github", "hanwenlin/tensorflow2-turtorial",
+         "ab3dd5aeec6898438cf5c78b7076e00bc8a2957c", "tf2", "no"),
+    Unit("pera-urosevic+keras-examples", "github", "pera-urosevic/keras-examples",
+         "9734fc153dcfbb96f41446f11f9c6232b7bc1e3e", "tf2", "no"),
+    Unit("douglasrizzo+DQN-tensorflow", "github", "douglasrizzo/DQN-tensorflow",
+         "c7b1f1051dfa152530322445fc8febb9a2ea078b", "mixed", "no"),
+    Unit("TranNhiem+MA_SSRL_Tensorflow", "github", "TranNhiem/MA_SSRL_Tensorflow",
+         "5294c1b03699026bc6ace426d1c3b86101ef2c98", "tf2", "no"),
+    Unit("sthanhng+tensorflow-tutorial-series", "github", "sthanhng/tensorflow-tutorial-series",
+         "7a0ed1b63a4d6b4939d8aeae8319fe4dcd2eac1b", "tf1", "no", notebooks=True),
+    Unit("iloveyou11+tensorflow2", "github", "iloveyou11/tensorflow2",
+         "e47499a22aece561d1a3b460d9a6be5dacc18d60", "tf2", "no", notebooks=True),
+    Unit("sdadas+Tensorflow-Tutorials", "github", "sdadas/Tensorflow-Tutorials",
+         "293ad090acf0ec4f14179bdb1803414717c9f4b9", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5105,12 +5184,12 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
 # UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round82).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# measurement on them alone (heldout.py --units round5 ... round83).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
-# ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81) and UNITS[2494:] (ROUND82) are held-out units
-# added in rounds 80 to 82.
+# ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82) and UNITS[2539:]
+# (ROUND83) are held-out units added in rounds 80 to 83; UNITS[2512:2539] (DEV83) development units of round 83.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5189,4 +5268,5 @@ ROUND79 = frozenset(unit.name for unit in UNITS[2430:2452])
 ROUND80 = frozenset(unit.name for unit in UNITS[2452:2475])
 ROUND81 = frozenset(unit.name for unit in UNITS[2475:2494])
 ROUND82 = frozenset(unit.name for unit in UNITS[2494:2512])
-DEV83 = frozenset(unit.name for unit in UNITS[2512:])  # development units, not a measurement
+DEV83 = frozenset(unit.name for unit in UNITS[2512:2539])  # development units, not a measurement
+ROUND83 = frozenset(unit.name for unit in UNITS[2539:])
