@@ -63,6 +63,58 @@ def test_messages_name_the_loss_and_both_corrections():
     assert "drop the activation" in probabilities.message
 
 
+HELPERS = dedent("""\
+    import tensorflow as tf
+    from tensorflow import keras
+    def build():
+        model = keras.models.Sequential()
+        model.add(keras.layers.Conv2D(8, 3, activation="relu"))
+        model.add(keras.layers.Dense(10))
+        return model
+    def build_softmax():
+        model = keras.Sequential([keras.layers.Dense(10, activation="softmax")])
+        return model
+    def build_either(flag):
+        model = keras.Sequential([keras.layers.Dense(10)])
+        if flag:
+            return keras.Sequential([keras.layers.Dense(10, activation="softmax")])
+        return model
+    def build_changed():
+        model = keras.Sequential([keras.layers.Dense(10)])
+        model.layers[-1].activation = keras.activations.softmax
+        return model
+    def build_conditionally(flag):
+        model = keras.Sequential([keras.layers.Dense(10)])
+        if flag:
+            model.add(keras.layers.Softmax())
+        return model
+""")
+
+
+@pytest.mark.parametrize("use, expected", [
+    ("with tf.distribute.MirroredStrategy().scope():\n    m = build()\n"
+     "    m.compile(loss='categorical_crossentropy', optimizer='adam')\n", [(27, 20)]),
+    ("m = build_softmax()\nm.compile(loss=keras.losses.CategoricalCrossentropy(from_logits=True))\n", [(26, 16)]),
+    # near misses: the helper's model is not what the caller compiles, or it is not known
+    ("m = build_softmax()\nm.compile(loss='categorical_crossentropy')\n", []),
+    ("m = build_either(True)\nm.compile(loss='categorical_crossentropy')\n", []),  # two returns
+    ("m = build_changed()\nm.compile(loss='categorical_crossentropy')\n", []),  # its layers changed
+    ("m = build_conditionally(True)\nm.compile(loss='categorical_crossentropy')\n", []),
+    ("m = build()\nm.add(keras.layers.Softmax())\nm.compile(loss='categorical_crossentropy')\n", []),
+    ("m = build(*args)\nm.compile(loss='categorical_crossentropy')\n", []),
+    # a name rebound in straight-line code (a notebook's cells): the model compiled and then used
+    ("m = build()\nm.compile(loss='categorical_crossentropy')\nm = build()\n"
+     "m.compile(loss='categorical_crossentropy')\nm.fit(x, y)\n", [(28, 16)]),
+    ("m = build()\nm.compile(loss='categorical_crossentropy')\nm = load_model(path)\nm.fit(x, y)\n", []),
+    ("m = build()\nif c:\n    m = build_softmax()\nm.compile(loss='categorical_crossentropy')\nm.fit(x, y)\n",
+     []),
+    ("def build():\n    return keras.Sequential([keras.layers.Dense(10, activation='softmax')])\n"
+     "m = build()\nm.compile(loss='categorical_crossentropy')\n", []),  # defined twice
+])
+def test_a_model_built_and_returned_by_a_module_function(use, expected):
+    assert [(line, column) for line, column, _ in lint(HELPERS + use)] == expected
+
+
 def test_add_sequences_on_a_name_bound_to_sequential():
     source = dedent("""\
         import tensorflow as tf

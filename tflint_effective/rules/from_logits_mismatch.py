@@ -29,8 +29,10 @@ trained for its predictions.
 
 Fix safety: none offered; which correction is meant is the user's decision.
 
-Known problems: only models built in the module are seen: a name bound once to
-``Sequential([...])`` (then ``.add(layer)`` statements in its block) or to a
+Known problems: only models built in the module are seen: a name bound to
+``Sequential([...])`` (once, or only by assignments in straight-line code, each
+rebinding a new model; then the model must be used after its ``compile``: a notebook
+that compiles snippets of models in turn trains none of them) (then ``.add(layer)`` statements in its block) or to a
 functional ``Model(inputs, outputs)`` whose outputs come out of layer calls.  An
 output name bound more than once (``x = Dense(n)(x)``) is followed only when
 every binding is a plain assignment in that scope and the last one sits in the
@@ -38,7 +40,10 @@ block of the ``Model(...)`` statement (no branch or loop between).  Layers that
 only reshape or perturb (``Dropout``, ``Flatten``, ``Reshape``,
 ``GaussianNoise``, ``ActivityRegularization``) are looked through; any other
 than ``Dense`` / ``ConvND`` / ``Activation`` / ``Softmax`` ends the search.
-Subclassed models, models built by helpers, dict outputs, losses wrapped in
+A model a module function builds and returns (``model = build_model()``) is
+followed when the function is defined once, before the call, and its only
+``return`` hands back the model as the last statement of its body.
+Subclassed models, other helpers, dict outputs, losses wrapped in
 functions, and a model used otherwise than by ``add``/``compile``/``fit``-like
 methods before it is compiled (passed to a function, its ``layers`` read) are
 not followed.  Files that import only ``keras`` or ``tf_keras`` are read too.
@@ -47,6 +52,7 @@ import libcst as cst
 
 from ..analysis.keras_models import LINEAR, PASS, SIGMOID, SOFTMAX, Outputs, layer_activation, losses_per_output
 from ..analysis.keras_models import model_use, takes_logits
+from ..analysis.names import Assigned
 from ..analysis.syntax import call_arg, has_star_args
 from ..analysis.test_suites import is_test_module
 from ..rule import INFO, WARNING, Rule
@@ -60,11 +66,17 @@ PROBABILITIES = ("the model's last layer applies {act} (it outputs probabilities
 
 
 class _Model:
-    __slots__ = ("block", "outputs", "compiled", "poisoned", "sequential")
+    __slots__ = ("block", "outputs", "compiled", "poisoned", "sequential", "built_by", "rebound", "used")
 
-    def __init__(self, block, outputs, sequential):
+    def __init__(self, block, outputs, sequential, built_by=None, rebound=False):
         self.block, self.outputs, self.sequential = block, outputs, sequential
-        self.compiled = self.poisoned = False
+        self.compiled = self.poisoned = self.used = False
+        self.built_by = built_by  # the model a helper function built and returned
+        self.rebound = rebound  # its name names other models too: reported only when used after compile
+
+    @property
+    def changed(self) -> bool:
+        return self.poisoned or self.built_by is not None and self.built_by.changed
 
 
 class FromLogitsMismatch(Rule):
@@ -85,6 +97,8 @@ class FromLogitsMismatch(Rule):
 
     def setup(self) -> None:
         self.models = {}  # (id(scope), name) -> _Model
+        self.helpers = {}  # (id(scope), function name) -> the _Model it returns
+        self.returns = {}  # the function -> how many return statements it has
         self.names = set()  # a cheap filter for visit_Name and visit_Call
         self.candidates = []  # (model, node, message)
         self.outputs = Outputs(self.context)
@@ -103,11 +117,38 @@ class FromLogitsMismatch(Rule):
         target = node.targets[0].target
         if len(node.targets) == 1 and type(target) is cst.Name and type(node.value) is cst.Call:
             outputs, sequential = self.outputs.of_model(node.value)
-            if outputs is not None and len(self.context.bindings(target.value) or ()) == 1:
-                key = (id(self.context.owner(target.value)), target.value)
-                self.models[key] = _Model(self.outputs.block(), outputs, sequential)
+            built_by = self._helper_model(node.value)
+            if built_by is not None:
+                outputs, sequential = list(built_by.outputs), built_by.sequential
+            key = (id(self.context.owner(target.value)), target.value)
+            if outputs is not None and self._bound_in_order(target.value):
+                rebound = len(self.context.bindings(target.value)) > 1
+                self.models[key] = _Model(self.outputs.block(), outputs, sequential, built_by, rebound)
                 self.names.add(target.value)
+            else:
+                self.models.pop(key, None)  # ``model = load_model(path)``: another model from here on
         self.outputs.assigned(node)
+
+    def _bound_in_order(self, name: str) -> bool:
+        """``name`` is bound once, or only by plain assignments that run one after the other, each
+        once (a notebook's ``model = ...`` per cell): the binding before a use is the one it sees."""
+        bindings = self.context.bindings(name) or ()
+        return len(bindings) == 1 or all(type(b) is Assigned and b.position is not None for b in bindings)
+
+    def _helper_model(self, call: cst.Call):
+        """The model a module function returns (``model = build_model()``), when it is one function
+        bound once and built before this call."""
+        if type(call.func) is not cst.Name or has_star_args(call):
+            return None
+        name = call.func.value
+        owner = self.context.owner(name)
+        if owner is None or len(self.context.bindings(name) or ()) != 1:
+            return None
+        return self.helpers.get((id(owner), name))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        function = self.context.scope.node
+        self.returns[function] = self.returns.get(function, 0) + 1
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -150,11 +191,28 @@ class FromLogitsMismatch(Rule):
         """Other uses of a model: a method that may change its layers, or any use before it is compiled."""
         model = self.models.get((id(self.context.owner(node.value)), node.value)) if node.value in self.names else None
         use = model_use(self.context, node) if model is not None else None
+        if use == "value" and self._returned(node, model):
+            return
+        if use is None:
+            return
+        model.used = model.used or model.compiled and use in ("read", "method", "value")
         if use == "method" or use == "value" and not model.compiled:
             model.poisoned = True
+
+    def _returned(self, node: cst.Name, model: _Model) -> bool:
+        """``return model`` closing the block that built it, in a function with no other return:
+        remembered as what the function builds."""
+        function, parent = self.context.scope.node, self.context.parent
+        if not (type(parent) is cst.Return and type(function) is cst.FunctionDef and not model.compiled
+                and self.returns.get(function) == 1 and self.outputs.block() is model.block is function.body):
+            return False
+        scope = self.context.scope_of(function)
+        key = (id(self.context.owner(function.name.value, scope.parent)), function.name.value)
+        self.helpers[key] = model
+        return True
 
     def leave_Module(self, node: cst.Module) -> None:
         severity = INFO if self.candidates and is_test_module(self.context) else None
         for model, report, message in self.candidates:
-            if not model.poisoned:
+            if not model.changed and (model.used or not model.rebound):
                 self.report(report, message, severity=severity)
