@@ -21,7 +21,7 @@ CELLS = [
     {"cell_type": "markdown", "id": "m0", "metadata": {}, "source": ["# Réseau\n", "Notes."]},
     code_cell(1, ["%matplotlib inline\n", "import tensorflow as tf\n", "x = tf.ones([2, 3])"]),
     code_cell(2, ["!pip list\n", "y = tf.reduce_sum(x, reduction_indices=1)\n", "print(y)"], [OUTPUT]),
-    code_cell(3, ["%%time\n", "z = tf.reduce_sum(x, reduction_indices=1)"]),
+    code_cell(3, ["%%bash\n", "z = tf.reduce_sum(x, reduction_indices=1)"]),  # not Python: skipped
     code_cell(4, ["for i in range(2):\n", "    %time w = tf.reduce_mean(x, axis=1)\n",
                   "    v = tf.reduce_max(x, keep_dims=True, axis=0)"]),
 ]
@@ -64,6 +64,22 @@ def test_fix_rewrites_only_those_cells_and_keeps_the_json_layout(workdir, capsys
     assert run(capsys, "fix", "nb.ipynb", "--select", "TFE1") == (1, "", "Fixed 2 findings in 1 file.\n")
     assert (workdir / "nb.ipynb").read_text(encoding="utf-8") == FIXED
     assert run(capsys, "check", "nb.ipynb", "--select", "TFE1") == (0, "", "No findings (1 file checked).\n")
+
+
+@pytest.mark.parametrize("magic, read", [("%%time", True), ("%%capture out", True), ("%%timeit -n1", True),
+                                          ("%%bash", False), ("%%writefile model.py", False), ("%%python3", False)])
+def test_a_cell_magic_whose_body_is_python_is_read_and_kept_on_fixing(tmp_path, monkeypatch, capsys, magic, read):
+    monkeypatch.chdir(tmp_path)
+    cells = [code_cell(1, ["import tensorflow as tf\n", "x = tf.ones([2, 3])"]),
+             code_cell(2, [f"{magic}\n", "y = tf.reduce_sum(x, reduction_indices=1)"])]
+    (tmp_path / "nb.ipynb").write_text(notebook_text(cells), encoding="utf-8")
+    expected = f"nb.ipynb:cell 2:2:22: TFE102 [warning] {M102.format(old='reduction_indices', new='axis')}\n"
+    assert run(capsys, "check", "nb.ipynb", "--select", "TFE102")[1] == (expected if read else "")
+    run(capsys, "fix", "nb.ipynb", "--select", "TFE102")
+    fixed = notebook_text(cells)
+    if read:
+        fixed = fixed.replace("reduction_indices=1", "axis=1")
+    assert (tmp_path / "nb.ipynb").read_text(encoding="utf-8") == fixed
 
 
 def test_fix_diff_names_the_cells(workdir, capsys):

@@ -3,8 +3,9 @@
 The code cells are joined in order, so an import in cell 1 resolves a name in
 cell 7; each is preceded by a marker comment, which lets a fixed module be cut
 back into cells.  IPython line magics, ``!shell`` and ``?help`` lines become
-``pass`` placeholders (same line count) and are put back on writing; a cell that
-starts with a cell magic (``%%time``) is not Python and is skipped.  As IPython does, a
+``pass`` placeholders (same line count) and are put back on writing, so is the first line of a
+cell magic whose body is Python (``%%time``, ``%%capture``); a cell under any other cell magic
+(``%%bash``, ``%%writefile``) is not Python here and is skipped.  As IPython does, a
 cell whose first non-blank line is indented loses that indentation on every line that
 starts with it (findings keep the cell's own columns; fixes put it back).  When the joined cells do
 not parse and are not Python 2 (which the engine reads whole), each cell that does not parse on its
@@ -30,7 +31,10 @@ from ..engine.ipython import mask_magics, unmask_magics
 SUFFIX = ".ipynb"
 MARKER = "# <tflint-effective cell {}>"
 MARKER_LINE = re.compile(r"^# <tflint-effective cell (\d+)>$", re.MULTILINE)
-CELL_MAGIC = re.compile(r"\s*%%")
+CELL_MAGIC = re.compile(r"\s*%%(\w*)")
+# Cell magics whose body is Python run in the notebook's namespace: read like other cells, the magic
+# line masked like a line magic.  Any other (``%%bash``, ``%%writefile``, ``%%python3``: another process) is skipped.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 # the indentation of a cell's first non-blank line, a comment's too (IPython's leading_indent)
 LEADING_INDENT = re.compile(r"(?:[ \t\f]*\r?\n)*([ \t]+)\S")
 # A call that switches the execution mode: a cell left out with one would change how the others read.
@@ -104,7 +108,7 @@ def _cell_text(raw, number: int) -> str:
 class Notebook:
     """A parsed .ipynb file; ``source`` is the module the linter sees."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, python_cell_magics=PYTHON_CELL_MAGICS):
         self.text = text
         try:
             self.data = json.loads(text)
@@ -117,7 +121,8 @@ class Notebook:
         line = 1
         for index, raw in enumerate(self.data["cells"] if _python(self.data) else ()):
             cell_text = _cell_text(raw, index + 1)
-            if raw.get("cell_type") != "code" or CELL_MAGIC.match(cell_text):
+            magic = CELL_MAGIC.match(cell_text)
+            if raw.get("cell_type") != "code" or magic and magic.group(1) not in python_cell_magics:
                 continue
             leading = LEADING_INDENT.match(cell_text)
             indent = leading.group(1) if leading else ""
