@@ -12,8 +12,12 @@ LAYERS = TF + "L = tf.keras.layers\n"
 SEQ = LAYERS + "model = tf.keras.Sequential([L.Dense(8, activation='relu'), {last}])\n"
 
 
+FIT = "model.fit(x, y)\n"  # a model compiled and never trained or evaluated is not reported (below)
+
+
 def lint(source):
-    return findings(source, select=TFE407)
+    """The findings on ``source`` whose ``model`` is then trained."""
+    return findings(source + FIT, select=TFE407)
 
 
 @pytest.mark.parametrize("last, loss", [
@@ -51,13 +55,14 @@ def test_sequential_list_positional_and_keyword_loss(last, loss):
 
 
 def test_messages_name_the_loss_and_both_corrections():
-    [logits] = lint_source(SEQ.format(last="L.Dense(4)") + "model.compile('adam', 'categorical_crossentropy')\n",
+    [logits] = lint_source(SEQ.format(last="L.Dense(4)") + "model.compile('adam', 'categorical_crossentropy')\n" + FIT,
                            select=TFE407)
     assert "outputs logits" in logits.message and "`'categorical_crossentropy'` expects probabilities" in logits.message
     assert "`from_logits=True`" in logits.message and "softmax/sigmoid activation" in logits.message
     assert logits.severity == "warning" and logits.fix is None
     [probabilities] = lint_source(SEQ.format(last="L.Dense(1, activation='sigmoid')")
-                                  + "model.compile('adam', tf.keras.losses.BinaryCrossentropy(from_logits=True))\n",
+                                  + "model.compile('adam', tf.keras.losses.BinaryCrossentropy(from_logits=True))\n"
+                                  + FIT,
                                   select=TFE407)
     assert "applies sigmoid" in probabilities.message and "use `from_logits=False`" in probabilities.message
     assert "drop the activation" in probabilities.message
@@ -93,8 +98,9 @@ HELPERS = dedent("""\
 
 @pytest.mark.parametrize("use, expected", [
     ("with tf.distribute.MirroredStrategy().scope():\n    m = build()\n"
-     "    m.compile(loss='categorical_crossentropy', optimizer='adam')\n", [(27, 20)]),
-    ("m = build_softmax()\nm.compile(loss=keras.losses.CategoricalCrossentropy(from_logits=True))\n", [(26, 16)]),
+     "    m.compile(loss='categorical_crossentropy', optimizer='adam')\nm.fit(x, y)\n", [(27, 20)]),
+    ("m = build_softmax()\nm.compile(loss=keras.losses.CategoricalCrossentropy(from_logits=True))\nm.fit(x, y)\n",
+     [(26, 16)]),
     # near misses: the helper's model is not what the caller compiles, or it is not known
     ("m = build_softmax()\nm.compile(loss='categorical_crossentropy')\n", []),
     ("m = build_either(True)\nm.compile(loss='categorical_crossentropy')\n", []),  # two returns
@@ -112,7 +118,25 @@ HELPERS = dedent("""\
      "m = build()\nm.compile(loss='categorical_crossentropy')\n", []),  # defined twice
 ])
 def test_a_model_built_and_returned_by_a_module_function(use, expected):
-    assert [(line, column) for line, column, _ in lint(HELPERS + use)] == expected
+    trained = use + "m.fit(x, y)\n"  # the near misses for their own reason
+    assert [(line, column) for line, column, _ in lint(HELPERS + trained)] == expected
+
+
+@pytest.mark.parametrize("after, expected", [
+    ("model.fit(x, y)\n", [(4, 23)]),
+    ("model.evaluate(x, y)\n", [(4, 23)]),
+    ("history = model.fit_generator(batches)\n", [(4, 23)]),
+    ("def train(data):\n    model.train_on_batch(*data)\n", [(4, 23)]),
+    ("train(model, data)\n", [(4, 23)]),  # handed on: trained elsewhere, maybe
+    # compiled and never trained or evaluated here: a lesson's compile variants, a script that stops early
+    ("", []),
+    ("model.summary()\nmodel.save('m.h5')\nprint(model.predict(x))\n", []),
+    ("model = other\nmodel.fit(x, y)\n", []),  # another model
+    ("model.summary()\nmodel.custom_loop(data)\n", []),  # a method that may change it
+])
+def test_reported_only_when_the_compiled_model_is_used(after, expected):
+    source = SEQ.format(last="L.Dense(4)") + "model.compile('adam', 'categorical_crossentropy')\n" + after
+    assert findings(source, select=TFE407) == [(line, column, "TFE407") for line, column in expected]
 
 
 def test_add_sequences_on_a_name_bound_to_sequential():
@@ -156,7 +180,7 @@ def test_standalone_keras_tf_keras_and_compat_v1_spellings():
         model = tf.keras.Sequential([tf.keras.layers.Dense(10)])
         model.compile(tf.train.AdamOptimizer(), "sparse_categorical_crossentropy")
     """)
-    [diagnostic] = lint_source(tf1, select=TFE407)
+    [diagnostic] = lint_source(tf1 + FIT, select=TFE407)
     assert (diagnostic.line, diagnostic.col + 1, diagnostic.severity) == (4, 41, "warning")
     from_import = dedent("""\
         from tensorflow.keras import Sequential, losses
@@ -461,7 +485,7 @@ def test_fixture_training_stalls_on_clipped_logits(tf):
     assert good["functional_loss"] < 0.2 and good["functional_accuracy"] > 0.9
 
 
-COMPILED = SEQ.format(last="L.Dense(4)") + "model.compile('adam', loss='sparse_categorical_crossentropy')\n"
+COMPILED = SEQ.format(last="L.Dense(4)") + "model.compile('adam', loss='sparse_categorical_crossentropy')\n" + FIT
 
 
 @pytest.mark.parametrize("path, header", [

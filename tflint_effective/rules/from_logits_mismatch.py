@@ -31,8 +31,7 @@ Fix safety: none offered; which correction is meant is the user's decision.
 
 Known problems: only models built in the module are seen: a name bound to
 ``Sequential([...])`` (once, or only by assignments in straight-line code, each
-rebinding a new model; then the model must be used after its ``compile``: a notebook
-that compiles snippets of models in turn trains none of them) (then ``.add(layer)`` statements in its block) or to a
+rebinding a new model) (then ``.add(layer)`` statements in its block) or to a
 functional ``Model(inputs, outputs)`` whose outputs come out of layer calls.  An
 output name bound more than once (``x = Dense(n)(x)``) is followed only when
 every binding is a plain assignment in that scope and the last one sits in the
@@ -40,6 +39,11 @@ block of the ``Model(...)`` statement (no branch or loop between).  Layers that
 only reshape or perturb (``Dropout``, ``Flatten``, ``Reshape``,
 ``GaussianNoise``, ``ActivityRegularization``) are looked through; any other
 than ``Dense`` / ``ConvND`` / ``Activation`` / ``Softmax`` ends the search.
+The model must be used after its ``compile``: trained or evaluated (``fit``,
+``train_on_batch``, ``evaluate``, ...), handed on (passed to a function,
+returned) or given any other method call; one only summarised, saved or used to
+predict after it is compiled trains on nothing here (a lesson's variants of
+``compile``, a script that stops before ``fit``), and is not reported.
 A model a module function builds and returns (``model = build_model()``) is
 followed when the function is defined once, before the call, and its only
 ``return`` hands back the model as the last statement of its body.
@@ -65,14 +69,18 @@ PROBABILITIES = ("the model's last layer applies {act} (it outputs probabilities
                  "recognises the op); use `from_logits=False`, or drop the activation from the last layer")
 
 
-class _Model:
-    __slots__ = ("block", "outputs", "compiled", "poisoned", "sequential", "built_by", "rebound", "used")
+# Methods of a compiled model that compute its loss (``summary``, ``predict``, ``save`` do not).
+LOSS_READS = frozenset({"fit", "fit_generator", "train_on_batch", "evaluate", "evaluate_generator", "test_on_batch"})
 
-    def __init__(self, block, outputs, sequential, built_by=None, rebound=False):
+
+class _Model:
+    __slots__ = ("block", "outputs", "compiled", "poisoned", "sequential", "built_by", "used")
+
+    def __init__(self, block, outputs, sequential, built_by=None):
         self.block, self.outputs, self.sequential = block, outputs, sequential
-        self.compiled = self.poisoned = self.used = False
+        self.compiled = self.poisoned = False
         self.built_by = built_by  # the model a helper function built and returned
-        self.rebound = rebound  # its name names other models too: reported only when used after compile
+        self.used = False  # after its compile: trained, evaluated or handed on
 
     @property
     def changed(self) -> bool:
@@ -89,10 +97,12 @@ class FromLogitsMismatch(Rule):
     BAD = """
         model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu"), tf.keras.layers.Dense(4)])
         model.compile("adam", loss="sparse_categorical_crossentropy")
+        model.fit(x, y)
     """
     GOOD = """
         model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu"), tf.keras.layers.Dense(4)])
         model.compile("adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        model.fit(x, y)
     """
 
     def setup(self) -> None:
@@ -115,15 +125,16 @@ class FromLogitsMismatch(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         """Remember a name bound once to ``Sequential([...])`` or to ``Model(inputs, outputs)``."""
         target = node.targets[0].target
-        if len(node.targets) == 1 and type(target) is cst.Name and type(node.value) is cst.Call:
-            outputs, sequential = self.outputs.of_model(node.value)
-            built_by = self._helper_model(node.value)
-            if built_by is not None:
-                outputs, sequential = list(built_by.outputs), built_by.sequential
+        if len(node.targets) == 1 and type(target) is cst.Name:
+            outputs, sequential, built_by = None, False, None
+            if type(node.value) is cst.Call:
+                outputs, sequential = self.outputs.of_model(node.value)
+                built_by = self._helper_model(node.value)
+                if built_by is not None:
+                    outputs, sequential = list(built_by.outputs), built_by.sequential
             key = (id(self.context.owner(target.value)), target.value)
             if outputs is not None and self._bound_in_order(target.value):
-                rebound = len(self.context.bindings(target.value)) > 1
-                self.models[key] = _Model(self.outputs.block(), outputs, sequential, built_by, rebound)
+                self.models[key] = _Model(self.outputs.block(), outputs, sequential, built_by)
                 self.names.add(target.value)
             else:
                 self.models.pop(key, None)  # ``model = load_model(path)``: another model from here on
@@ -195,7 +206,8 @@ class FromLogitsMismatch(Rule):
             return
         if use is None:
             return
-        model.used = model.used or model.compiled and use in ("read", "method", "value")
+        model.used = model.used or model.compiled and (use in ("method", "value") or use == "read" and type(
+            self.context.parent) is cst.Attribute and self.context.parent.attr.value in LOSS_READS)
         if use == "method" or use == "value" and not model.compiled:
             model.poisoned = True
 
@@ -214,5 +226,5 @@ class FromLogitsMismatch(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         severity = INFO if self.candidates and is_test_module(self.context) else None
         for model, report, message in self.candidates:
-            if not model.changed and (model.used or not model.rebound):
+            if not model.changed and model.used:
                 self.report(report, message, severity=severity)
