@@ -5161,6 +5161,89 @@ UNITS = [
          "e47499a22aece561d1a3b460d9a6be5dacc18d60", "tf2", "no", notebooks=True),
     Unit("sdadas+Tensorflow-Tutorials", "github", "sdadas/Tensorflow-Tutorials",
          "293ad090acf0ec4f14179bdb1803414717c9f4b9", "tf1", "no"),
+    # --- added in round 84 (fresh held-out code, the final rules) ---
+    Unit("youyouf+Tensorflow2.x", "github", "youyouf/Tensorflow2.x",
+         "63665ed62d5b99e6dcc231c5c1cefe869d6259e0", "tf2", "no", notebooks=True),
+    Unit("buc030+parallel_dl_over_tensorflow", "github", "buc030/parallel_dl_over_tensorflow",
+         "f747dbebbc14970673dad4b7510360405caca10f", "mixed", "some", notebooks=True),
+    Unit("satoshun00+char-rnn-tensorflow", "github", "satoshun00/char-rnn-tensorflow",
+         "12eeea36296701063b63779899eac1c092ed33d0", "tf1", "no"),
+    Unit("cmaixen+DQN-tensorflow", "github", "cmaixen/DQN-tensorflow",
+         "ea0ca3f77e5fd7db4df80af83a6660329a72c37b", "mixed", "no", notebooks=True),
+    Unit("Ghilzai-C+ML_Tensorflow", "github", "Ghilzai-C/ML_Tensorflow",
+         "08d54099e6a6f343aa04ee7444e2e25351d50757", "tf2", "some"),
+    Unit("yh2642+word-rnn-tensorflow", "github", "yh2642/word-rnn-tensorflow",
+         "3cdd92f01b90cbce444c436fcb6df4552dff9895", "tf1", "no"),
+    Unit("john7farrell+dogs-vs-cats-keras-examples", "github", "john7farrell/dogs-vs-cats-keras-examples",
+         "ec16c8c7fbc669102916800645527fc58bcaaae4", "tf2", "no", notebooks=True),
+    Unit("TimeSeriesProject+tensorflow2x-learn", "github", "TimeSeriesProject/tensorflow2x-learn",
+         "af56342b177aee4c7a8be5473770aba30aa50e15", "tf2", "no"),
+    Unit("smspillaz+tensorflow-tutorials", "github", "smspillaz/tensorflow-tutorials",
+         "589f8fc7c9aa551c2ee4a666febe0b9ecdaf394b", "tf1", "no"),
+    Unit("JiaoXianjun+DQN-tensorflow", "github", "JiaoXianjun/DQN-tensorflow",
+         "65610f9625f423eebb11367b71efda3f913de361", "mixed", "some"),
+    Unit("dturvene+tensorflow2_python3", "github", "dturvene/tensorflow2_python3",
+         "f36d726698f40b93813cbaaca61aa9b18ecdc11c", "tf2", "no"),
+    Unit("nealchawn+100_tensorflow_projects", "github", "nealchawn/100_tensorflow_projects",
+         "3e4030cd52f8dc3db501ed736c1966d343cdc9d2", "tf2", "no", notebooks=True),
+    Unit("ruka-charo+20_Tensorflow2", "github", "ruka-charo/20_Tensorflow2",
+         "216d7e67a784b388d3110fee322bb2f313d18b11", "tf2", "some", notebooks=True),
+    Unit("nkmk+tensorflow-keras-examples", "github", "nkmk/tensorflow-keras-examples",
+         "720d7851c0d1c9983b06864aa2ebbdcce5efa7c5", "tf2", "no", notebooks=True),
+    Unit("kennethAsher+google_tensorflow2", "github", "kennethAsher/google_tensorflow2",
+         "dbd8700bd1a6780ea4fd14b086a8bb05bdacfa70", "tf2", "no"),
+    Unit("watersink+grpc_tensorflow_demo", "github", "watersink/grpc_tensorflow_demo",
+         "7d1970736eb42f1349721f85d45addfec5b452f7", "mixed", "some"),
+    Unit("SimeonZhang+detectron2_tensorflow", "github", "SimeonZhang/detectron2_tensorflow",
+         "ca03f633111d540ea91b3de75dbfa1da813647be", "mixed", "no"),
+    Unit("Matttteo+learn-tensorflow", "github", "Matttteo/learn-tensorflow",
+         "b5522134b917f53bdeaec1e2c05383f68a379a1c", "tf1", "some"),
+    Unit("silicon-optronics-inc+Tensorflow2-Self-Training-Defect-Detection-with-Severity-Score", "github", "silicon-optronics-inc/Tensorflow2-Self-Training-Defect-Detection-with-Severity-Score",
+         "655082b7bac4e9f3f681df1c326641c91206cf55", "tf2", "no"),
+    Unit("respect5716+Image_Classification_Tensorflow", "github", "respect5716/Image_Classification_Tensorflow",
+         "cddb193646acbdf37248f46e03ae16af1b4c436e", "tf2", "no", notebooks=True),
+    Unit("mathemage+tensorflow-tutorial", "github", "mathemage/tensorflow-tutorial",
+         "4158aa5522e28df9f35452fb4295de81b4be8cb0", "tf1", "no"),
+    Unit("NVIDIA+tao_tensorflow1_backend", "github", "NVIDIA/tao_tensorflow1_backend",
+         "2ec95cbbe0d74d6a180ea6e989f64d2d97d97712", "mixed", "no"),
+    Unit("wenbin-billy-zhao+Tensorflow2-Keras-Image-Effect-Transfer", "github", "wenbin-billy-zhao/Tensorflow2-Keras-Image-Effect-Transfer",
+         "eb9e22d0929e130bcd66829b2b50b66cb03cefcc", "tf2", "no", notebooks=True),
+    Unit("zsombi02+onlab_tensorflow", "github", "zsombi02/onlab_tensorflow",
+         "76b4f065c4a926df026f87e81cb6e9ff1ae099b1", "tf2", "no"),
+    Unit("jscant+gnina_tensorflow", "github", "jscant/gnina_tensorflow",
+         "0f590987ceb136cee2d819682fab0f305b2d05fe", "tf2", "no"),
+    Unit("mangoicestar+tf-keras-tutorial", "github", "mangoicestar/tf-keras-tutorial",
+         "d23026b4f25ecc15d999788d407c1829816cb62e", "tf1", "no", notebooks=True),
+    Unit("sleepy5300+Hands-On-Machine-Learning-with-Scikit-Learn-TensorFlow", "github", "sleepy5300/Hands-On-Machine-Learning-with-Scikit-Learn-TensorFlow",
+         "9717daf99c35c2a0216006aa10f24b67aefc09b8", "tf1", "no"),
+    Unit("kayfay+ml_scikit-learn_tensorflow", "github", "kayfay/ml_scikit-learn_tensorflow",
+         "715e5437da7723a103c6e9e275b9c8644b297c84", "tf1", "some", notebooks=True),
+    Unit("0x1za+tensorflow-tutorials", "github", "0x1za/tensorflow-tutorials",
+         "19d69e86510f71e77d8e268975376bcfd72fa80f", "tf1", "some"),
+    Unit("zahidkizmaz+TensorFlow-Tutorial", "github", "zahidkizmaz/TensorFlow-Tutorial",
+         "bc9129e2dc8e630e2fa29fc9d588459abfd59961", "tf1", "some"),
+    Unit("LShiwjx+deform_conv3d_tensorflow_op", "github", "LShiwjx/deform_conv3d_tensorflow_op",
+         "5f26e0e3c09f87e62a30defc25f2a36da7550144", "tf1", "no"),
+    Unit("salihbout+tensorflow-keras-examples", "github", "salihbout/tensorflow-keras-examples",
+         "fc2ea4480a56e8296772d8db8d1ef62f8cfef64c", "tf1", "no", notebooks=True),
+    Unit("CathalMullan+spark_tensorflow_pipeline", "github", "CathalMullan/spark_tensorflow_pipeline",
+         "e9fadfddc6deded831263f1175981cee646bd824", "tf2", "no"),
+    Unit("eanby00+TODOLIST_TensorFlow", "github", "eanby00/TODOLIST_TensorFlow",
+         "cfeeec3e7beb930e1ac7ffb3021c58f8217e59bd", "tf2", "no"),
+    Unit("YvYh+Keras-Example", "github", "YvYh/Keras-Example",
+         "7e11795e171ad3f4d8016243c9a707f9162485ba", "tf1", "no", notebooks=True),
+    Unit("chuckcho+c3d-tensorflow2", "github", "chuckcho/c3d-tensorflow2",
+         "4dccb79e39716646e58ac011beda330261bc745d", "mixed", "some"),
+    Unit("textstorm+Learn-TensorFlow-API", "github", "textstorm/Learn-TensorFlow-API",
+         "ba48a3d458ebe8fc68dc38af3d74d417bc68b30a", "tf1", "some", notebooks=True),
+    Unit("floriandotpy+learn-tensorflow", "github", "floriandotpy/learn-tensorflow",
+         "364e6c96fc1060b23259d0bdeced2b7fb311b6a4", "tf1", "some"),
+    Unit("carolinexull+TensorFlow-Tutorials", "github", "carolinexull/TensorFlow-Tutorials",
+         "70cb208ff6f061a11413338e0e7b83ebcab18bd2", "tf1", "some"),
+    Unit("winterbreaker22+Model_Traininig_Tensorflow_For_OCR_Python", "github", "winterbreaker22/Model_Traininig_Tensorflow_For_OCR_Python",
+         "a73741342f4f90cff3e2a0d5fc0174e1dd3f78d0", "tf2", "no"),
+    Unit("LittleSpades+TensorFlow-Tutorial", "github", "LittleSpades/TensorFlow-Tutorial",
+         "79ce9a25df841633f7fd75428b8208639b93a533", "tf2", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5184,12 +5267,13 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
 # UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round83).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# measurement on them alone (heldout.py --units round5 ... round84).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
-# ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82) and UNITS[2539:]
-# (ROUND83) are held-out units added in rounds 80 to 83; UNITS[2512:2539] (DEV83) development units of round 83.
+# ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82), UNITS[2539:2578]
+# (ROUND83) and UNITS[2578:] (ROUND84) are held-out units added in rounds 80 to 84; UNITS[2512:2539] (DEV83)
+# development units of round 83.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5269,4 +5353,5 @@ ROUND80 = frozenset(unit.name for unit in UNITS[2452:2475])
 ROUND81 = frozenset(unit.name for unit in UNITS[2475:2494])
 ROUND82 = frozenset(unit.name for unit in UNITS[2494:2512])
 DEV83 = frozenset(unit.name for unit in UNITS[2512:2539])  # development units, not a measurement
-ROUND83 = frozenset(unit.name for unit in UNITS[2539:])
+ROUND83 = frozenset(unit.name for unit in UNITS[2539:2578])
+ROUND84 = frozenset(unit.name for unit in UNITS[2578:])
