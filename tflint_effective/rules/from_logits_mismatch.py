@@ -123,7 +123,8 @@ class FromLogitsMismatch(Rule):
     visit_AugAssign = visit_NamedExpr  # ``x += y``: no layer's output any more
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        """Remember a name bound once to ``Sequential([...])`` or to ``Model(inputs, outputs)``."""
+        """Remember a name bound to ``Sequential([...])``, ``Model(inputs, outputs)`` or a helper's model;
+        forget it when it is bound to anything else."""
         target = node.targets[0].target
         if len(node.targets) == 1 and type(target) is cst.Name:
             outputs, sequential, built_by = None, False, None
@@ -199,15 +200,15 @@ class FromLogitsMismatch(Rule):
                 self.candidates.append((model, report, message.format(loss=code, act=wrong[0])))
 
     def visit_Name(self, node: cst.Name) -> None:
-        """Other uses of a model: a method that may change its layers, or any use before it is compiled."""
+        """Other uses of a model: a method that may change its layers, any use before it is compiled, and
+        whether it is trained, evaluated or handed on after."""
         model = self.models.get((id(self.context.owner(node.value)), node.value)) if node.value in self.names else None
         use = model_use(self.context, node) if model is not None else None
-        if use == "value" and self._returned(node, model):
+        if use is None or use == "value" and self._returned(node, model):
             return
-        if use is None:
-            return
-        model.used = model.used or model.compiled and (use in ("method", "value") or use == "read" and type(
-            self.context.parent) is cst.Attribute and self.context.parent.attr.value in LOSS_READS)
+        if model.compiled and (use in ("method", "value") or use == "read"
+                               and self.context.parent.attr.value in LOSS_READS):
+            model.used = True
         if use == "method" or use == "value" and not model.compiled:
             model.poisoned = True
 
