@@ -5244,6 +5244,63 @@ UNITS = [
          "a73741342f4f90cff3e2a0d5fc0174e1dd3f78d0", "tf2", "no"),
     Unit("LittleSpades+TensorFlow-Tutorial", "github", "LittleSpades/TensorFlow-Tutorial",
          "79ce9a25df841633f7fd75428b8208639b93a533", "tf2", "no"),
+    # --- added in round 85 (fresh held-out code, the final rules) ---
+    Unit("qdsclove+stanford-tensorflow-tutorials", "github", "qdsclove/stanford-tensorflow-tutorials",
+         "7596cf363df7846c4cd8a0742f9bb766ff61917a", "tf1", "some"),
+    Unit("kevin369ml+My-TensorFlow-tutorials", "github", "kevin369ml/My-TensorFlow-tutorials",
+         "c02b842fd61da29be8b41e59abbbff86c3d66042", "tf1", "some"),
+    Unit("sebneu+word-rnn-tensorflow", "github", "sebneu/word-rnn-tensorflow",
+         "ca8a0400dad6aa425843a625a78c3288e2f6a643", "tf1", "no"),
+    Unit("thomas-marquis+learn-tensorflow", "github", "thomas-marquis/learn-tensorflow",
+         "b9bdd37e1f04d70132e54efa657d93bde56be2cf", "tf1", "no"),
+    Unit("GarrettJenkinson+condor_tensorflow", "github", "GarrettJenkinson/condor_tensorflow",
+         "a143a0bbc0777b4eca8f0710443d14dd2a4311c2", "tf2", "no", notebooks=True),
+    Unit("cooperfrench95+keras-example", "github", "cooperfrench95/keras-example",
+         "b35ecae7337003fe340a487736122e62dbc3e105", "tf2", "no"),
+    Unit("H-Li24+TensorFlow2Learning", "github", "H-Li24/TensorFlow2Learning",
+         "b13e6daa3df6a40e8d6b0c0a9c80a7e24eee8be6", "tf2", "no", notebooks=True),
+    Unit("buraketmen+Tensorflow-keras-examples", "github", "buraketmen/Tensorflow-keras-examples",
+         "9c74529a74c46b4231743502fac30285f553d600", "tf1", "no"),
+    Unit("yinchuandong+tensorflow-tutorial", "github", "yinchuandong/tensorflow-tutorial",
+         "46f4babc67d58aee4f421a857c08c61a42665bf2", "mixed", "no"),
+    Unit("kojimaeiji+keras-examples", "github", "kojimaeiji/keras-examples",
+         "fd9e9a57cbab9890fe708970aa0a66723a0a867d", "tf2", "no"),
+    Unit("GreedyPirate+tensorflow2", "github", "GreedyPirate/tensorflow2",
+         "a6e8d8c4263885510fbc0da0cbb770a099fca466", "tf2", "no"),
+    Unit("noob-procrastinator+keras-example", "github", "noob-procrastinator/keras-example",
+         "1a1e594bb7cc06bacb8bf692617e17864a836164", "tf2", "no", notebooks=True),
+    Unit("george-kuanli-peng+autokeras-examples", "github", "george-kuanli-peng/autokeras-examples",
+         "ea9cbc25d4d9bca94c93c71b3870ed399002a16d", "tf2", "no"),
+    Unit("rahul411+GAN-Tensorflow-Implementation", "github", "rahul411/GAN-Tensorflow-Implementation",
+         "2f0a9821a3d7f9d3b9fc4509e152b71aeadf78e9", "mixed", "no"),
+    Unit("mrinaaall+TensorFlow-Implementation-of-SRGAN", "github", "mrinaaall/TensorFlow-Implementation-of-SRGAN",
+         "ccfd9047c8b2eedb833daf61aaa391bd4f00fdeb", "tf2", "no"),
+    Unit("RobertMichaelSales+Compressive_Neural_Representations_Tensorflow", "github", "RobertMichaelSales/Compressive_Neural_Representations_Tensorflow",
+         "1f88f48a0134f1dc401dd020dc2e332a88f8f475", "tf2", "no"),
+    Unit("dinhanh7+framework_tensorflow_lite_CNN", "github", "dinhanh7/framework_tensorflow_lite_CNN",
+         "530711bcedebf474fca2aaf3e9b8848af96f1eab", "mixed", "some"),
+    Unit("helloJamest+tensorflow-tutorial", "github", "helloJamest/tensorflow-tutorial",
+         "d5ed0876eca7fcaef087b43b1df83e7b125f4879", "tf1", "some"),
+    Unit("Lannister-Xiaolin+xl_tensorflow", "github", "Lannister-Xiaolin/xl_tensorflow",
+         "99e0f458769ee1e45ebf55c789961e40f7d2eeac", "mixed", "no"),
+    Unit("TylerSeiford+DQN-tensorflow-gluttonous_snake", "github", "TylerSeiford/DQN-tensorflow-gluttonous_snake",
+         "8b196db05b22e97b7b0ae9a5079f3133e4bee7f9", "tf1", "no"),
+    Unit("GMBueno+char-rnn-tensorflow", "github", "GMBueno/char-rnn-tensorflow",
+         "36f7867ba9e17be7d67187aab13403d5af9cf801", "tf1", "no"),
+    Unit("hooloong+My_TensorFlow", "github", "hooloong/My_TensorFlow",
+         "ef115989035b9ae14938dca47c0814b0d16dd6ba", "tf1", "no"),
+    Unit("Ljaewon-123+TensorFlow-Tutorial", "github", "Ljaewon-123/TensorFlow-Tutorial",
+         "308586ce35e2df4da9614623cb79b0c291b2aef1", "tf2", "no"),
+    Unit("bluepc2013+DQN-tensorflow-master", "github", "bluepc2013/DQN-tensorflow-master",
+         "ec4c0c8005fd0ed49a8db360b36825f6702a6e5b", "mixed", "some"),
+    Unit("johndpope+learn-tensorflow", "github", "johndpope/learn-tensorflow",
+         "08356fcbc288cd3352670faa8f4016a8ff0e26da", "tf1", "some"),
+    Unit("srkim90+keras-example", "github", "srkim90/keras-example",
+         "4fa087877e68093908d8aa05743cae6c38da2ebe", "tf2", "some"),
+    Unit("garyfeng+char-rnn-tensorflow", "github", "garyfeng/char-rnn-tensorflow",
+         "7e795df2e319393850d6156359fd20f2d6fea7a6", "tf1", "some"),
+    Unit("jacrowland+learn-tensorflow", "github", "jacrowland/learn-tensorflow",
+         "8e4608d5ee8493fb6e59fe86fc886fc232a1c92a", "tf2", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5267,13 +5324,13 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
 # UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round84).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# measurement on them alone (heldout.py --units round5 ... round85).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
 # ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82), UNITS[2539:2578]
-# (ROUND83) and UNITS[2578:] (ROUND84) are held-out units added in rounds 80 to 84; UNITS[2512:2539] (DEV83)
-# development units of round 83.
+# (ROUND83), UNITS[2578:2619] (ROUND84) and UNITS[2619:] (ROUND85) are held-out units added in rounds 80 to 85;
+# UNITS[2512:2539] (DEV83) development units of round 83.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5354,4 +5411,5 @@ ROUND81 = frozenset(unit.name for unit in UNITS[2475:2494])
 ROUND82 = frozenset(unit.name for unit in UNITS[2494:2512])
 DEV83 = frozenset(unit.name for unit in UNITS[2512:2539])  # development units, not a measurement
 ROUND83 = frozenset(unit.name for unit in UNITS[2539:2578])
-ROUND84 = frozenset(unit.name for unit in UNITS[2578:])
+ROUND84 = frozenset(unit.name for unit in UNITS[2578:2619])
+ROUND85 = frozenset(unit.name for unit in UNITS[2619:])
