@@ -49,6 +49,10 @@ def test_keep_probabilities_in_tf2_code_with_an_unsafe_fix(line, column, expecte
      "        y = tf.compat.v2.nn.dropout(x, keep_prob)\n", [(4, 40, "TFE901")]),
     # Keras' Dropout takes the rate in every version: no TF2 evidence needed
     (PLAIN + "    return tf.keras.layers.Dropout(keep_prob)(x)\n", [(3, 36, "TFE901")]),
+    # so does TF 1.x's tf.layers.dropout (tests/legacy_keras measures it), through compat.v1 too
+    (PLAIN + "    return tf.layers.dropout(x, keep_prob, training=True)\n", [(3, 33, "TFE901")]),
+    (PLAIN + "    return tf.compat.v1.layers.dropout(x, cfg.keep_prob)\n", [(3, 43, "TFE901")]),
+    (PLAIN + "    return tf.layers.Dropout(FLAGS.keep_prob)(x)\n", [(3, 30, "TFE901")]),
 ])
 def test_other_spellings_and_evidence(source, expected):
     assert lint(source) == expected
@@ -81,6 +85,10 @@ def test_other_spellings_and_evidence(source, expected):
     "    with tf.GradientTape():\n        return tf.nn.dropout(x, keep_prob)\n",
     "import tensorflow as tf\nclass Normed(tf.keras.layers.Wrapper):\n    def call(self, x):\n"
     "        x = x * tf.rsqrt(self.variance)\n        return tf.nn.dropout(x, keep_prob=1.0 - self.rate)\n",
+    # tf.layers.dropout given the rate; tf.contrib.layers.dropout takes keep_prob
+    PLAIN + "    return tf.layers.dropout(x, 1 - keep_prob)\n",
+    PLAIN + "    return tf.layers.dropout(x, rate=cfg.dropout_rate)\n",
+    PLAIN + "    return tf.contrib.layers.dropout(x, keep_prob)\n",
     # not TensorFlow
     "import tensorflow as tf\nimport torch\n@tf.function\ndef f(x, keep_prob):\n"
     "    return torch.nn.functional.dropout(x, keep_prob)\n",

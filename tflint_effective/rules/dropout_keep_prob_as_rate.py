@@ -7,10 +7,14 @@ with ``keep_prob = 0.9`` keeps 10% of the units instead of 90%, silently
 keyword raises ``TypeError`` (unexpected keyword argument).
 ``tf.compat.v1.nn.dropout`` still takes ``keep_prob``.  Keras'
 ``Dropout(rate)`` has always taken the drop rate, so ``Dropout(keep_prob)``
-is inverted in every version (measured: ``Dropout(0.9)`` keeps 10%).
+is inverted in every version (measured: ``Dropout(0.9)`` keeps 10%), and so
+has TF 1.x's ``tf.layers.dropout(inputs, rate)`` (``tf.layers.Dropout(rate)``,
+also through ``tf.compat.v1``): ``tf.layers.dropout(x, keep_prob)`` is the
+same inversion (``tf.contrib.layers.dropout`` takes ``keep_prob``: not reported).
 
-Reported: a second positional argument of ``tf.nn.dropout`` (or first of
-``tf.keras.layers.Dropout``) whose name says it is a keep probability
+Reported: a second positional argument of ``tf.nn.dropout`` or
+``tf.layers.dropout`` (or first of ``tf.keras.layers.Dropout`` /
+``tf.layers.Dropout``) whose name says it is a keep probability
 (``keep`` as a word: ``keep_prob``, ``self.keep_prob``, ``FLAGS.keep_prob``,
 ``config.dropout_keep_prob``, ``params['keep_prob']``, a name assigned once
 from one of those), and the ``keep_prob=`` keyword.  ``tf.nn.dropout`` is
@@ -37,6 +41,8 @@ from ..rule import ERROR, UNSAFE, Fix, Rule
 
 DROPOUT = "nn.dropout"
 KERAS_DROPOUT = "keras.layers.Dropout"
+# TF 1.x's ``tf.layers`` took the drop rate too: the position of ``rate`` and how the message names it
+LAYERS_DROPOUT = {"layers.dropout": (1, "`tf.layers.dropout`"), "layers.Dropout": (0, "`tf.layers.Dropout`")}
 MESSAGE = ("`{code}` is a keep probability, but {where} takes the drop rate: a keep probability of 0.9 "
            "drops 90% of the units; pass `1 - {code}`")
 KEYWORD = ("`keep_prob=` does not exist in TF2's `tf.nn.dropout` (TypeError); "
@@ -94,14 +100,16 @@ class DropoutKeepProbAsRate(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.tf_call(node)
-        if name is None or name.is_v1 or has_star_args(node):
+        if name is None or has_star_args(node):
             return
-        if name.path == DROPOUT:
+        if name.path == DROPOUT and not name.is_v1:
             position, where = 1, "TF2's `tf.nn.dropout`"
             tf2, tf1_api = self.context.tf2_thunk(node), self.context.tf1_api_thunk()
             when = lambda: tf2() and not tf1_api()  # noqa: E731
-        elif name.path == KERAS_DROPOUT:
+        elif name.path == KERAS_DROPOUT and not name.is_v1:
             position, where, when = 0, "Keras' `Dropout`", None
+        elif name.path in LAYERS_DROPOUT:  # also through compat.v1
+            (position, where), when = LAYERS_DROPOUT[name.path], None
         else:
             return
         for index, arg in enumerate(node.args):
