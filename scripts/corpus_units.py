@@ -5301,6 +5301,97 @@ UNITS = [
          "7e795df2e319393850d6156359fd20f2d6fea7a6", "tf1", "some"),
     Unit("jacrowland+learn-tensorflow", "github", "jacrowland/learn-tensorflow",
          "8e4608d5ee8493fb6e59fe86fc886fc232a1c92a", "tf2", "no", notebooks=True),
+    # --- added in round 86 (fresh held-out code, the final rules) ---
+    Unit("sunsided+tensorflow-lstm-sin", "github", "sunsided/tensorflow-lstm-sin",
+         "73982abc630973095c9c223fdc9496604c64fe21", "tf1", "no"),
+    Unit("volkswagenfeature+tensorflow-lstm-regression", "github", "volkswagenfeature/tensorflow-lstm-regression",
+         "787108aeb43067f111db81d4ce606737d31016ab", "tf2", "no", notebooks=True),
+    Unit("marcelh89+tensorflow-examples", "github", "marcelh89/tensorflow-examples",
+         "5d2882fbf46b2d200dab9c69c866b30982503efd", "tf2", "no"),
+    Unit("kevinisbest+fast-neural-style-tensorflow", "github", "kevinisbest/fast-neural-style-tensorflow",
+         "502a00fed239795b4a98a3c8444942f9cd3bbfe9", "mixed", "no"),
+    Unit("2281123066+vgg-tensorflow", "github", "2281123066/vgg-tensorflow",
+         "5a7ec53248a5059f7695d75b1863b1bae105820e", "tf1", "some"),
+    Unit("josejuansanchez+modelo-lstm-tensorflow", "github", "josejuansanchez/modelo-lstm-tensorflow",
+         "6257810cae0de5dda4a664418bfc01118a660145", "tf2", "no", notebooks=True),
+    Unit("Shubham06876+MNIST-VAE-Tensorflow", "github", "Shubham06876/MNIST-VAE-Tensorflow",
+         "cdf3fcf64ed00e34e489614b80733c3e0b021b3e", "tf2", "no", notebooks=True),
+    Unit("seunghyukshin+tensorflow-examples", "github", "seunghyukshin/tensorflow-examples",
+         "809f9e24977657cb1fe913ed83302afed0bc0196", "mixed", "no"),
+    Unit("Nehachy+LSTM-TENSORFLOW", "github", "Nehachy/LSTM-TENSORFLOW",
+         "e449c368f44e100acb90871fed61ef5711447d44", "tf1", "some"),
+    Unit("bdvllrs+Tensorflow-LSTM-model", "github", "bdvllrs/Tensorflow-LSTM-model",
+         "252e0a56056b739f64dfcc796bfeb24e6f92beb9", "tf1", "no"),
+    Unit("xuetsing+VGG-tensorflow", "github", "xuetsing/VGG-tensorflow",
+         "0fc70634edcfb68104502e01749b2f843a34e15e", "mixed", "no"),
+    Unit("Elroborn+fast-neural-style-tensorflow-comment", "github", "Elroborn/fast-neural-style-tensorflow-comment",
+         "73397f2007a5d8288ef9a2ea37d5d87ee2eef409", "mixed", "no"),
+    Unit("Gokul-GMenon+Fake-News-Classification_LSTM-Tensorflow", "github", "Gokul-GMenon/Fake-News-Classification_LSTM-Tensorflow",
+         "7ebaee6792c3a968f233aaf6af0be2bbcdd5e1ed", "tf2", "no", notebooks=True),
+    Unit("revanth12+LSTM-TENSORFLOW", "github", "revanth12/LSTM-TENSORFLOW",
+         "f8fe3ef8f600ac965731aba5edda42bd5f5e4e3b", "mixed", "some"),
+    Unit("Chang-Chia-Chi+Sonic-the-Hedgehog-A3C-LSTM-tensorflow2", "github", "Chang-Chia-Chi/Sonic-the-Hedgehog-A3C-LSTM-tensorflow2",
+         "7485291b886d8d2917bbe8e97d2057373d5fa5d4", "tf2", "no"),
+    Unit("jmjeon2+tensorflow-examples", "github", "jmjeon2/tensorflow-examples",
+         "d1c5b226e11698577dae4045b77d1bf38f4c2764", "tf1", "no", notebooks=True),
+    Unit("fx818+Music-Generation-using-LSTM-Tensorflow-", "github", "fx818/Music-Generation-using-LSTM-Tensorflow-",
+         "bb0e4928e1663ab34eb8b0ff4aa7714c76454566", "tf2", "no", notebooks=True),
+    Unit("Jiewei119+fast-neural-style-tensorflow", "github", "Jiewei119/fast-neural-style-tensorflow",
+         "5e2b60df01120f6411eba25c185771ddb45ea6c9", "mixed", "no"),
+    Unit("DaniSanchezSantolaya+tensorflow-examples", "github", "DaniSanchezSantolaya/tensorflow-examples",
+         "57d4da01e23af7e6d44c3b3b3e4df3f99ac98594", "mixed", "some"),
+    Unit("jzarco+Tensorflow-Examples", "github", "jzarco/Tensorflow-Examples",
+         "9d3cbdd49ec7bdf15827b19fa02026d049136399", "tf1", "some", notebooks=True),
+    Unit("ottermegazord+TensorFlow-Examples", "github", "ottermegazord/TensorFlow-Examples",
+         "84b4edba91867ee595cdd266e26059a370d0d519", "tf1", "some", notebooks=True),
+    Unit("egalluzzo+tensorflow-examples", "github", "egalluzzo/tensorflow-examples",
+         "4864d64ff1ad0e1169fc3f2a2062392edebeec07", "mixed", "no"),
+    Unit("JGSweets+tensorflow-lstm-regression", "github", "JGSweets/tensorflow-lstm-regression",
+         "905193d43d6f44027293f97035ebdb5237844d78", "tf2", "no", notebooks=True),
+    Unit("naoya3e+lstm-tensorflow", "github", "naoya3e/lstm-tensorflow",
+         "e2d2b25800386fbe4c84054c0bbbba77b44c14e8", "tf1", "no"),
+    Unit("SeonbeomKim+TensorFlow-lstm-char-cnn", "github", "SeonbeomKim/TensorFlow-lstm-char-cnn",
+         "08fce7468b8f9a5bb3d26858faa542bc2ec3f676", "tf1", "no"),
+    Unit("renyi533+tensorflow-lstmcrf-postagger", "github", "renyi533/tensorflow-lstmcrf-postagger",
+         "b56043674d79502b5ef83cc35fbaa0b9dd453ff2", "mixed", "no"),
+    Unit("dfcv24+fast-neural-style-tensorflow", "github", "dfcv24/fast-neural-style-tensorflow",
+         "1846adc09ec1636b4230ca15c51762db1f21e170", "mixed", "no"),
+    Unit("cenzhongman+tensorflow-lstm-emotion", "github", "cenzhongman/tensorflow-lstm-emotion",
+         "ddb27c40397c216811a51cb40de3693c8827ced6", "tf1", "no"),
+    Unit("adm1n123+Word2Vec-tensorflow-v2", "github", "adm1n123/Word2Vec-tensorflow-v2",
+         "589d610ae9d239ae192b3ab8e4b3496acab2e337", "tf2", "no"),
+    Unit("JHeisey+vae-tensorflow2", "github", "JHeisey/vae-tensorflow2",
+         "8282f3412281d783afbfd6887dc36811cc731ba2", "tf2", "no"),
+    Unit("maxslad+python-tensorflow-lstm-forex-mt4", "github", "maxslad/python-tensorflow-lstm-forex-mt4",
+         "134915a61ce79acc923798e727d81e92273389fd", "tf2", "no"),
+    Unit("Abhijeet399+LSTM-Tensorflow", "github", "Abhijeet399/LSTM-Tensorflow",
+         "d58da3728f7760e83df5345f1ac7404fefb69823", "tf1", "no"),
+    Unit("suhas-km+word2vec-tensorflow", "github", "suhas-km/word2vec-tensorflow",
+         "d83aa620737f99d7233dfad065a4078863f35d39", "tf2", "no", notebooks=True),
+    Unit("maxibooksiyi+maxi-tensorflow-LSTM", "github", "maxibooksiyi/maxi-tensorflow-LSTM",
+         "cd987eaa605bedab6b9082b0c898e8487f6ec768", "tf1", "no"),
+    Unit("JooYongLee+Tensorflow-Examples", "github", "JooYongLee/Tensorflow-Examples",
+         "693cebc4dd10efb5354e957eb825871bd2835451", "tf1", "no", notebooks=True),
+    Unit("chipgarner+vgg-tensorflow", "github", "chipgarner/vgg-tensorflow",
+         "0ccc89abc8c3526f5248a9796d0fde4e059eb3ce", "tf1", "no"),
+    Unit("zhangjiemin000+fast-neural-style-tensorflow", "github", "zhangjiemin000/fast-neural-style-tensorflow",
+         "8940dafead2d69bde05fecb8188e7e77df5a92df", "mixed", "no"),
+    Unit("manish-kumar1+tensorflow-examples", "github", "manish-kumar1/tensorflow-examples",
+         "e6858c46af2d60dbb76ad1eb35735a530a984ef0", "tf1", "no"),
+    Unit("imprld01+Classification-VGG-Tensorflow", "github", "imprld01/Classification-VGG-Tensorflow",
+         "7b8fe040c0ad93357b102255fbe65e5e3178b738", "tf2", "some"),
+    Unit("jsonw99+neural-style-tensorflow", "github", "jsonw99/neural-style-tensorflow",
+         "989b05c226936f7820448d6898690d4a7d447b9e", "tf1", "no"),
+    Unit("FeiYee+VGG-TensorFlow", "github", "FeiYee/VGG-TensorFlow",
+         "9b0086b9668c024463dd4e9e208e150f7bc1c8ef", "tf1", "no"),
+    Unit("RHDZMOTA+tensorflow-examples", "github", "RHDZMOTA/tensorflow-examples",
+         "cfd9f298b23fba90d56b5e9ed333c8a99a792c57", "tf1", "no"),
+    Unit("orybkin+sigma-vae-tensorflow", "github", "orybkin/sigma-vae-tensorflow",
+         "7152ace148dbb39555c62e2da5b14c6268ad4696", "mixed", "no"),
+    Unit("az13js+tensorflow-lstm", "github", "az13js/tensorflow-lstm",
+         "747a847de0333367655944ede8b69d4ca6029e04", "tf2", "no"),
+    Unit("prasen832+Google-Stock-Price-Prediction-LSTM-Tensorflow", "github", "prasen832/Google-Stock-Price-Prediction-LSTM-Tensorflow",
+         "f3fe6fa277cf65a8554f262fc76d18950835fdd2", "tf2", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5324,13 +5415,13 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
 # UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round85).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# measurement on them alone (heldout.py --units round5 ... round86).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
 # ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82), UNITS[2539:2578]
-# (ROUND83), UNITS[2578:2619] (ROUND84) and UNITS[2619:] (ROUND85) are held-out units added in rounds 80 to 85;
-# UNITS[2512:2539] (DEV83) development units of round 83.
+# (ROUND83), UNITS[2578:2619] (ROUND84), UNITS[2619:2647] (ROUND85) and UNITS[2647:] (ROUND86) are held-out units
+# added in rounds 80 to 86; UNITS[2512:2539] (DEV83) development units of round 83.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5412,4 +5503,5 @@ ROUND82 = frozenset(unit.name for unit in UNITS[2494:2512])
 DEV83 = frozenset(unit.name for unit in UNITS[2512:2539])  # development units, not a measurement
 ROUND83 = frozenset(unit.name for unit in UNITS[2539:2578])
 ROUND84 = frozenset(unit.name for unit in UNITS[2578:2619])
-ROUND85 = frozenset(unit.name for unit in UNITS[2619:])
+ROUND85 = frozenset(unit.name for unit in UNITS[2619:2647])
+ROUND86 = frozenset(unit.name for unit in UNITS[2647:])
