@@ -75,7 +75,7 @@ def _one_minus(value: cst.BaseExpression) -> cst.BinaryOperation:
 
 
 class DropoutKeepProbAsRate(Rule):
-    """A keep probability passed as TF2 dropout's drop rate: the dropout is inverted."""
+    """A keep probability passed as a dropout's drop rate: the dropout is inverted."""
 
     CODE = "TFE901"
     MESSAGE = "a keep probability passed as dropout's drop rate: the dropout is inverted; pass `1 - keep_prob`"
