@@ -5392,6 +5392,67 @@ UNITS = [
          "747a847de0333367655944ede8b69d4ca6029e04", "tf2", "no"),
     Unit("prasen832+Google-Stock-Price-Prediction-LSTM-Tensorflow", "github", "prasen832/Google-Stock-Price-Prediction-LSTM-Tensorflow",
          "f3fe6fa277cf65a8554f262fc76d18950835fdd2", "tf2", "no", notebooks=True),
+    # --- added in round 87 (fresh held-out code, the final rules) ---
+    Unit("mengld+Tensorflow-Notes", "github", "mengld/Tensorflow-Notes",
+         "d58d819519c3215269b8cd1a14733ddf86620d4e", "tf2", "no"),
+    Unit("allen-siu+TensorFlow-Practice", "github", "allen-siu/TensorFlow-Practice",
+         "26542d58583999d76b5913763554c4176d7648b8", "tf2", "no"),
+    Unit("Badar-e-Alam+Tensorflow-notes", "github", "Badar-e-Alam/Tensorflow-notes",
+         "db291f53d92b33caf3e0426281742a3d32aabced", "tf2", "no"),
+    Unit("yollalala+tensorflow-practices", "github", "yollalala/tensorflow-practices",
+         "f4a31a4fee80c4fd89e495b68c72132d323f5910", "tf1", "no"),
+    Unit("joshmalek+tensorflow-practice", "github", "joshmalek/tensorflow-practice",
+         "1bb4f035a1115a9082974edf4469070f04513a10", "tf2", "some"),
+    Unit("Chammar37+TensorFlow-Practice", "github", "Chammar37/TensorFlow-Practice",
+         "242bb69437972a54aa15611bd4fe9ea7075ed395", "tf2", "no", notebooks=True),
+    Unit("hypos+AI-Practice-Tensorflow-Notes", "github", "hypos/AI-Practice-Tensorflow-Notes",
+         "5c279b5934ec2a76ffd5f0d24f7a2cc1ca566d11", "tf1", "some"),
+    Unit("sudhir512kj+tensorflow-practice", "github", "sudhir512kj/tensorflow-practice",
+         "01d7693d6bca0a4f94578cb2aa0341e16da98194", "tf1", "no"),
+    Unit("scottdomes+tensorflow-practice1", "github", "scottdomes/tensorflow-practice1",
+         "9f19ab497e48962b958a6b24696c4e794d56d7dc", "tf2", "no"),
+    Unit("FRDHR+Tensorflow-Notes", "github", "FRDHR/Tensorflow-Notes",
+         "0a55f5daca685c68a4cf3c2e54cea565cbe412ea", "tf1", "some"),
+    Unit("Egenieee+TensorFlow-Practice", "github", "Egenieee/TensorFlow-Practice",
+         "5a491459b0dc0f015a72c9e82bdededb5e16d560", "tf2", "no"),
+    Unit("Code-Sample-Collection+PKU-Tensorflow-Notes", "github", "Code-Sample-Collection/PKU-Tensorflow-Notes",
+         "ea29c7a40762ee5e2602aad33122609698c028af", "tf1", "some"),
+    Unit("feziodoshi+Tensorflow-practice", "github", "feziodoshi/Tensorflow-practice",
+         "3c752c5393a150dbe843f5887de7bc7f7b16d512", "tf1", "some"),
+    Unit("BrahmendraBachi+tensorflow-practice", "github", "BrahmendraBachi/tensorflow-practice",
+         "ea688570b8bf0fb0fb2570b1342ffd29dc6636b9", "tf2", "no", notebooks=True),
+    Unit("choseungyoon+Tensorflow-practice", "github", "choseungyoon/Tensorflow-practice",
+         "91f02f06813865703911b71fc229c8846b302a2f", "tf1", "some"),
+    Unit("heredia-jlg+tensorflow-practice", "github", "heredia-jlg/tensorflow-practice",
+         "4dabfad255b4700f6f8073c593e9db2fad4a5edc", "tf2", "no"),
+    Unit("weize07+tensorflow-practice", "github", "weize07/tensorflow-practice",
+         "73e73dedebee201331eb20a76ab94334eddf5273", "tf2", "no"),
+    Unit("GiDaeHyeon+tensorflow-practice", "github", "GiDaeHyeon/tensorflow-practice",
+         "94648f1f4b048448efe4022d21209c01201e54b4", "tf2", "no"),
+    Unit("CID007+Tensorflow-practice", "github", "CID007/Tensorflow-practice",
+         "00a5cd0317079e13aa36a730a30e20a741b0e611", "mixed", "no", notebooks=True),
+    Unit("xiangbingj+AI-Practice-Tensorflow-Notes", "github", "xiangbingj/AI-Practice-Tensorflow-Notes",
+         "77efbfda8e327851045d6ec8d06fc0c1aa8b3711", "tf1", "some"),
+    Unit("xiaohan2012+tensorflow-practice", "github", "xiaohan2012/tensorflow-practice",
+         "31cfbf8882fb98837cdeabb10d705fc27b0eb2fe", "tf1", "no"),
+    Unit("TomLisankie+TensorFlow-Examples", "github", "TomLisankie/TensorFlow-Examples",
+         "df1721432abca131fdc861ecb388cb9bb6271ef0", "tf1", "no"),
+    Unit("NicolasRicka+LSTM-tensorflow", "github", "NicolasRicka/LSTM-tensorflow",
+         "13bb55d5c60a9e5bc3733cb691a354d18b3b6994", "tf1", "no"),
+    Unit("wasxwl+LSTM-TensorFlow", "github", "wasxwl/LSTM-TensorFlow",
+         "ee9c4e5b84bc9c6c0449ad5376a5086c766a0f7d", "tf2", "no", notebooks=True),
+    Unit("OliverJDev+LSTM-TensorFlow-Kera-Stock-Prediction", "github", "OliverJDev/LSTM-TensorFlow-Kera-Stock-Prediction",
+         "f062c28d3034088cc3e74cdf7f7f098703d1d440", "tf2", "no"),
+    Unit("natalieh235+MTA-LSTM-TensorFlow", "github", "natalieh235/MTA-LSTM-TensorFlow",
+         "17b5f6b6779915d863e61104aeee28bcdef9d1aa", "mixed", "no"),
+    Unit("GloryDream+fast-neural-style-tensorflow", "github", "GloryDream/fast-neural-style-tensorflow",
+         "4fd37fed36b5f08b31183fcb03f492195a40c872", "mixed", "no"),
+    Unit("patrick013+LanguageModeling-LSTM-Tensorflow", "github", "patrick013/LanguageModeling-LSTM-Tensorflow",
+         "c4fdfd8f9024177dc20c2f7c9533e40d70e329b5", "tf2", "no"),
+    Unit("bairdb01+tensorflow-lstm", "github", "bairdb01/tensorflow-lstm",
+         "0a16efd961f3567db71647adc6b75c31931768d4", "tf2", "no"),
+    Unit("chandlersupple+Tensorflow-LSTM", "github", "chandlersupple/Tensorflow-LSTM",
+         "a70f8bbb7c7c1e67a3082f2a91c10a5f4ac9f43d", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5415,13 +5476,13 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
 # UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round86).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# measurement on them alone (heldout.py --units round5 ... round87).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
 # ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82), UNITS[2539:2578]
-# (ROUND83), UNITS[2578:2619] (ROUND84), UNITS[2619:2647] (ROUND85) and UNITS[2647:] (ROUND86) are held-out units
-# added in rounds 80 to 86; UNITS[2512:2539] (DEV83) development units of round 83.
+# (ROUND83), UNITS[2578:2619] (ROUND84), UNITS[2619:2647] (ROUND85), UNITS[2647:2692] (ROUND86) and UNITS[2692:]
+# (ROUND87) are held-out units added in rounds 80 to 87; UNITS[2512:2539] (DEV83) development units of round 83.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5504,4 +5565,5 @@ DEV83 = frozenset(unit.name for unit in UNITS[2512:2539])  # development units, 
 ROUND83 = frozenset(unit.name for unit in UNITS[2539:2578])
 ROUND84 = frozenset(unit.name for unit in UNITS[2578:2619])
 ROUND85 = frozenset(unit.name for unit in UNITS[2619:2647])
-ROUND86 = frozenset(unit.name for unit in UNITS[2647:])
+ROUND86 = frozenset(unit.name for unit in UNITS[2647:2692])
+ROUND87 = frozenset(unit.name for unit in UNITS[2692:])
