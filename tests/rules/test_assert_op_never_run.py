@@ -33,6 +33,9 @@ def lint(source):
     (V1 + "c = tf.assert_positive(x)\nwith tf.control_dependencies([c]):\n    y = x\n", [(3, 31, "TFE311")]),
     (V1 + "with tf.control_dependencies([tf.assert_positive(x), other]):\n    pass\n", [(2, 31, "TFE311")]),
     (V1 + "def f(x):\n    with tf.control_dependencies([tf.Print(x, [x])]):\n        return x\n", [(3, 35, "TFE311")]),
+    # the same check written again, but another call, or in another block
+    (V1 + "tf.Print(t, [t])\nv = tf.Print(t, [t, 1])\nsess.run(v)\n", [(2, 1, "TFE311")]),
+    (V1 + "def f(t):\n    tf.Print(t, [t])\n    return t\nv = tf.Print(t, [t])\nsess.run(v)\n", [(3, 5, "TFE311")]),
 ])
 def test_findings(source, expected):
     assert lint(source) == expected
@@ -47,6 +50,10 @@ def test_findings(source, expected):
     V1 + "x = tf.Print(x, [x])\ny = x + 1\n",
     V1 + "with tf.control_dependencies([tf.assert_positive(x)]):\n    y = x * 2\n",
     V1 + "with tf.control_dependencies(checks):\n    y = x\n",
+    # the mistake beside its cure, as TensorFlow's guide shows it: the same call written again, its result used
+    V1 + "t = tf.constant([1, 2])\ntf.Print(t, [t])  # does nothing\nv = tf.Print(t, [t])\nsess.run(v + 1)\n",
+    V1 + "def f(x):\n    tf.assert_positive(x)\n    with tf.control_dependencies([tf.assert_positive(x)]):\n"
+         "        return tf.identity(x)\n",
     # a function defined before may read it later; a loop reads it on the next iteration
     V1 + "def run():\n    return sess.run(check)\ncheck = tf.assert_positive(x)\nrun()\n",
     V1 + "c = None\nfor i in range(2):\n    if c is not None:\n        sess.run(c)\n    c = tf.assert_positive(x)\n",

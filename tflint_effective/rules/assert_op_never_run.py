@@ -21,6 +21,10 @@ stateful ops inside ``tf.function``, and eager ops run at once).
 Fix safety: none offered; where the check belongs in the data flow is a
 decision about the program.
 
+Not reported either: a discarded check written again in the same block with its result used
+(``tf.Print(t, [t])  # does nothing``, then ``v = tf.Print(t, [t])``), a demonstration of the cure
+beside the mistake, as in TensorFlow's own guide.
+
 Known problems: static checks (``assert_type``, ``assert_rank*``, ``assert_scalar``...)
 are not reported: TensorFlow makes them while the graph is built when the dtype or shape
 is known (a rank known only at run time is missed).  Nor are comparisons of static shapes
@@ -126,8 +130,31 @@ class AssertOpNeverRun(Rule):
         return self.context.module.code_for_node(node)
 
     def visit_Expr(self, node: cst.Expr) -> None:
-        if self._check_op(node.value):
+        if self._check_op(node.value) and not self._written_again(node):
             self.report(node.value, DISCARDED.format(op=self._code(node.value.func)))
+
+    def _written_again(self, node: cst.Expr) -> bool:
+        """The same call is written again in this block with its result used (``v = tf.Print(t, [t])``
+        after ``tf.Print(t, [t])  # does nothing``, or in ``with tf.control_dependencies([...])``): a
+        demonstration of the cure beside the mistake, or a duplicate of a check that runs."""
+        ancestors = self.context.ancestors
+        block = ancestors[-3] if len(ancestors) > 2 else None
+        if type(block) not in (cst.IndentedBlock, cst.Module):
+            return False
+        statements = list(block.body)
+        for index, statement in enumerate(statements):
+            if type(statement) is cst.SimpleStatementLine:
+                parts = [small for small in statement.body if small is not node and type(small) is not cst.Expr]
+            else:  # ``with tf.control_dependencies([check]):`` wires it
+                parts = [item.item for item in statement.items] if type(statement) is cst.With else []
+            for part in parts:
+                target = part.targets[0].target if type(part) is cst.Assign and len(part.targets) == 1 else None
+                if type(target) is cst.Name and part.value.deep_equals(node.value):
+                    if any(_reads(later, target.value) for later in statements[index + 1:]):
+                        return True  # ``v = tf.Print(t, [t])``, then ``v`` read
+                elif any(call.deep_equals(node.value) for call in _calls(part)):
+                    return True
+        return False
 
     def leave_Assign(self, node: cst.Assign) -> None:
         target = node.targets[0].target if len(node.targets) == 1 else None
@@ -210,6 +237,15 @@ class AssertOpNeverRun(Rule):
                 elif not (isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign, cst.Return)) and _inert(value)):
                     return False
         return True
+
+
+def _calls(tree: cst.CSTNode) -> Iterator[cst.Call]:
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call:
+            yield node
+        stack.extend(code_children(node))
 
 
 def _inert(value: cst.BaseExpression) -> bool:
