@@ -5453,6 +5453,75 @@ UNITS = [
          "0a16efd961f3567db71647adc6b75c31931768d4", "tf2", "no"),
     Unit("chandlersupple+Tensorflow-LSTM", "github", "chandlersupple/Tensorflow-LSTM",
          "a70f8bbb7c7c1e67a3082f2a91c10a5f4ac9f43d", "tf1", "no"),
+    # --- added in round 88 (fresh held-out code, the final rules) ---
+    Unit("FVerg+tensorflow-basics", "github", "FVerg/tensorflow-basics",
+         "8814816243062427a94c2dbb09a1c60099ff9dab", "tf1", "no"),
+    Unit("gorkemgul+TensorFlow-basic-experimental-projects", "github", "gorkemgul/TensorFlow-basic-experimental-projects",
+         "5483eff3769cc02cb6deaec0d3d6ffd10bc8cb66", "tf2", "no"),
+    Unit("brijesh24bs+tensorflow-basics", "github", "brijesh24bs/tensorflow-basics",
+         "ad2a166e2f0db9bc182072ee894712b9a01bdcb7", "tf2", "no"),
+    Unit("MinhQuan992+TensorFlow-Basics-Demo", "github", "MinhQuan992/TensorFlow-Basics-Demo",
+         "0bf9af3cf1340864ab131022eaae2679747b14a4", "tf1", "no"),
+    Unit("Eagle962+Tensorflow-Basic", "github", "Eagle962/Tensorflow-Basic",
+         "4a4c3c51c65cdaca5f2834d90b6707f07c27e10c", "tf2", "no"),
+    Unit("JoshuaYang-Taiwan+tensorflow-basic", "github", "JoshuaYang-Taiwan/tensorflow-basic",
+         "7b9946bb436fabfeb8940cfd1857af77b76c2063", "tf1", "no"),
+    Unit("SamuelAdamson+tensorflow-basics", "github", "SamuelAdamson/tensorflow-basics",
+         "3439c0657bdf7316cd9616d28f88e54158ca6648", "tf2", "no", notebooks=True),
+    Unit("lzangari+Tensorflow-basics", "github", "lzangari/Tensorflow-basics",
+         "512c7739d92d888832279d8975442e52f71c8988", "tf1", "no"),
+    Unit("Freakaz0id+tensorflow-basics", "github", "Freakaz0id/tensorflow-basics",
+         "4492ef9dd7bef7e643afe8ca2688f312b9619ee1", "tf2", "no", notebooks=True),
+    Unit("foschmitz+tensorflow-basics", "github", "foschmitz/tensorflow-basics",
+         "15aa1ebe5282c456723962ca5f5ae14515c15081", "tf1", "no"),
+    Unit("terrytangyuan+tensorflow-basic-exercises", "github", "terrytangyuan/tensorflow-basic-exercises",
+         "b6f34be23c93f6e8702de8aa74daf4badda07468", "tf1", "no"),
+    Unit("vijay1131+tensorflow-basics", "github", "vijay1131/tensorflow-basics",
+         "f377969e47d14fbe04e44601b815e72b75085cb7", "tf1", "no"),
+    Unit("GuoQuanhao+TensorFlow-basic-tutorial", "github", "GuoQuanhao/TensorFlow-basic-tutorial",
+         "7d588310c4c363987ba6f5113fc9ff966923aaa2", "mixed", "some", notebooks=True),
+    Unit("zaidbhat1234+TensorFlow-Basics", "github", "zaidbhat1234/TensorFlow-Basics",
+         "1d2337578cf4061095a3416ceefd1f2ae9dd36c9", "tf2", "some"),
+    Unit("Pain247+tensorflow-basic", "github", "Pain247/tensorflow-basic",
+         "c8a538579cdb352d732063158ca8ca0e8152c2d1", "tf1", "no"),
+    Unit("RifasM+Tensorflow-Basics", "github", "RifasM/Tensorflow-Basics",
+         "8369089ffcf1a0fd19de95421cc8c2fa816c2a25", "tf1", "no"),
+    Unit("CastellaniDavide+tensorflow-basic_classification", "github", "CastellaniDavide/tensorflow-basic_classification",
+         "2b5fd2a3e2282482ea134fb533ea40e38fc55940", "tf2", "no"),
+    Unit("Z3r0z0+Tensorflow-Basics", "github", "Z3r0z0/Tensorflow-Basics",
+         "fbd92890aef51d53f09ba3b4398e439d55a9cd27", "tf2", "no"),
+    Unit("LeeSeongYeob+Tensorflow-Basic", "github", "LeeSeongYeob/Tensorflow-Basic",
+         "aa9c7e9499793809f73f649b5fef94346589f409", "tf2", "no", notebooks=True),
+    Unit("chkhorlucas+tensorflow-basics", "github", "chkhorlucas/tensorflow-basics",
+         "3a832dc1921d4ef735e82e210a8b6ca1c5bd4765", "tf1", "no"),
+    Unit("wangjunhe8127+tensorflow-BasicLSTMCell-mnist", "github", "wangjunhe8127/tensorflow-BasicLSTMCell-mnist",
+         "5e055e5ed629f35f8b690c2a7dd3087b610a2869", "mixed", "no"),
+    Unit("anmolbhatia28+Tensorflow-basic-tutorial", "github", "anmolbhatia28/Tensorflow-basic-tutorial",
+         "5d36c8a533297b4cf5201378409e1a265839fbc8", "tf1", "no"),
+    Unit("vishnoitanuj+Tensorflow-basics", "github", "vishnoitanuj/Tensorflow-basics",
+         "70b21da006efabd326934a001fcffbb0519b88ab", "mixed", "no", notebooks=True),
+    Unit("ChenBohan+CarND-04-Deep-Learning-TensorFlow-Basic", "github", "ChenBohan/CarND-04-Deep-Learning-TensorFlow-Basic",
+         "6ece56217ad118f185bdd8925ef316c321f1f550", "tf1", "no", notebooks=True),
+    Unit("patrykomiotek+tensorflow-basics", "github", "patrykomiotek/tensorflow-basics",
+         "668ae5ca8038a0eae344417e3751ff7f4700570d", "tf1", "no"),
+    Unit("RakeshBhugra-Vurbalize+Tensorflow-Basics", "github", "RakeshBhugra-Vurbalize/Tensorflow-Basics",
+         "074154e6876d3feb8e97c9fcacc2c8be052713f8", "tf2", "some"),
+    Unit("SohaibAnwaar+tensorflow-basics", "github", "SohaibAnwaar/tensorflow-basics",
+         "7a8e1b06fc1573667d0935aeeafd2c11be1b357f", "tf1", "no", notebooks=True),
+    Unit("naveendennis+Tensorflow-BasicNeuralNetwork", "github", "naveendennis/Tensorflow-BasicNeuralNetwork",
+         "e0fe7f34bff6a2e7cb4a7dad776edc6e40f5d0eb", "tf2", "no"),
+    Unit("Darshan1917+tensorflow-basics", "github", "Darshan1917/tensorflow-basics",
+         "396fb6da5295135db2a97eccdde1d2da3b0d0786", "tf1", "no", notebooks=True),
+    Unit("ibrahimalimetin+Tensorflow-Basic_Mnist", "github", "ibrahimalimetin/Tensorflow-Basic_Mnist",
+         "421a083d765d46b4717e509a142a3d1c084d5747", "tf1", "no"),
+    Unit("DevopediaOrg+tensorflow-basic", "github", "DevopediaOrg/tensorflow-basic",
+         "7270566770d2a2ae2e7a499b0fb0241dde4c3527", "tf1", "no"),
+    Unit("boaloysius+tensorflow-basics", "github", "boaloysius/tensorflow-basics",
+         "a64316b367ac3b7bc2546b19390290fffb6607ec", "tf1", "no", notebooks=True),
+    Unit("tanay27+Tensorflow-Basics", "github", "tanay27/Tensorflow-Basics",
+         "abb9b5d8cd1082f9c0fc9d6d7c3d649527e71d9d", "mixed", "some", notebooks=True),
+    Unit("PiiXiieeS+tensorflow-basic-examples", "github", "PiiXiieeS/tensorflow-basic-examples",
+         "89998b086f1f4155adb8f1cb6eca509246827fcf", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5476,13 +5545,14 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
 # UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round87).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# measurement on them alone (heldout.py --units round5 ... round88).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
 # ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82), UNITS[2539:2578]
-# (ROUND83), UNITS[2578:2619] (ROUND84), UNITS[2619:2647] (ROUND85), UNITS[2647:2692] (ROUND86) and UNITS[2692:]
-# (ROUND87) are held-out units added in rounds 80 to 87; UNITS[2512:2539] (DEV83) development units of round 83.
+# (ROUND83), UNITS[2578:2619] (ROUND84), UNITS[2619:2647] (ROUND85), UNITS[2647:2692] (ROUND86), UNITS[2692:2722]
+# (ROUND87) and UNITS[2722:] (ROUND88) are held-out units added in rounds 80 to 88; UNITS[2512:2539] (DEV83)
+# development units of round 83.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5566,4 +5636,5 @@ ROUND83 = frozenset(unit.name for unit in UNITS[2539:2578])
 ROUND84 = frozenset(unit.name for unit in UNITS[2578:2619])
 ROUND85 = frozenset(unit.name for unit in UNITS[2619:2647])
 ROUND86 = frozenset(unit.name for unit in UNITS[2647:2692])
-ROUND87 = frozenset(unit.name for unit in UNITS[2692:])
+ROUND87 = frozenset(unit.name for unit in UNITS[2692:2722])
+ROUND88 = frozenset(unit.name for unit in UNITS[2722:])
