@@ -66,6 +66,10 @@ def test_a_shift_by_something_else_than_a_maximum_is_still_reported():
     "import tensorflow as tf\n"
     "y = tf.math.log(tf.reduce_sum(tf.exp(tf.math.subtract(x, y=tf.reduce_max(x))), 1))\n",
     "import tensorflow as tf\nm = tf.reduce_max(x, 1, keepdims=True)\nm = tf.where(tf.math.is_finite(m), m, 0)\ny = m + tf.math.log(tf.reduce_sum(tf.exp(x - m), 1, keepdims=True))\n",
+    # the shift with a temperature applied after it: the largest term is still exp(0)
+    "import tensorflow as tf\ndef f(q, tau):\n    m = tf.reduce_max(q, -1, keepdims=True)\n"
+    "    return tf.squeeze(m, [-1]) + tau * tf.math.log(tf.reduce_sum(tf.exp((q - m) / tau), -1))\n",
+    "import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(tf.exp(beta * (x - tf.reduce_max(x))), 1))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.reduce_sum(tf.abs(x), 1))\n",
     "import tensorflow as tf\ny = tf.math.log(tf.reduce_mean(tf.exp(x), 1))\n",
     "import numpy as np\ny = np.log(np.sum(np.exp(x)))\n",

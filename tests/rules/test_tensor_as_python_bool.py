@@ -105,6 +105,9 @@ def test_severity_follows_the_mode(source, expected):
     TF + "xs = [tf.ones([2])]\nif len(xs) and xs:\n    pass\n",
     TF + "def f(x, flag=True):\n    if flag and x:\n        pass\n",
     TF + "if tf.executing_eagerly() or tf.test.is_gpu_available():\n    pass\n",
+    # checkpoint paths are Python strings or None, at the root too
+    V1 + "path = tf.latest_checkpoint(train_dir)\nif not path:\n    pass\n",
+    V1 + "if tf.train.latest_checkpoint(train_dir) is None or not tf.train.checkpoint_exists(p):\n    pass\n",
     V1 + "x = tf.ones([2])\nif tf.is_numeric_tensor(x) or tf.debugging.is_numeric_tensor(x):\n    pass\n",
     V1 + "def norm(x, groups):\n    channels = tf.dimension_value(x.shape[-1])\n    if groups > channels:\n"
          "        raise ValueError(groups)\n",

@@ -139,13 +139,17 @@ def cure_args(call: cst.Call, named: bool) -> Optional[List[cst.Arg]]:
 
 
 def is_max_shifted(context, expr: cst.BaseExpression) -> bool:
-    """``x - m`` or ``tf.subtract(x, m)`` (or a name for either) where ``m`` is computed from a
-    maximum: the stable form.
+    """``x - m`` or ``tf.subtract(x, m)`` (or a name for either, or either scaled by a temperature:
+    ``(x - m) / tau``) where ``m`` is computed from a maximum: the stable form.
 
     ``m`` may wrap the maximum (``stop_gradient(reduce_max(x))``, ``where(is_finite(m), m, 0)``)
     or be a name with several bindings, one of them a maximum: the code shifts on purpose.
     """
     expr, _ = through_name(context, expr)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Divide, cst.Multiply)):
+        # a temperature applied after the shift, ``(q - max_q) / tau``: the largest term stays at 0
+        return is_max_shifted(context, expr.left) or (
+            isinstance(expr.operator, cst.Multiply) and is_max_shifted(context, expr.right))
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Subtract):
         return _computed_from(context, expr.right, SHIFTS, set())
     name = context.tf_call(expr) if isinstance(expr, cst.Call) else None

@@ -311,6 +311,8 @@ NOT_TENSOR = {
     "parse_example", "parse_single_example", "parse_sequence_example", "parse_single_sequence_example",
     "decode_csv", "resource_variables_enabled", "is_gpu_available", "is_built_with_cuda", "is_numeric_tensor",
     "dimension_value", "dimension_at_index", "get_collection_ref", "assert_type",
+    # ``tf.train``'s checkpoint paths, spelled at the root (``tf.latest_checkpoint(d)``: a string or None)
+    "latest_checkpoint", "checkpoint_exists", "get_checkpoint_state",
 }
 # Functions TF 1.0 removed (renamed): a module calling them was written for TF 0.x.
 REMOVED_IN_1_0 = {
