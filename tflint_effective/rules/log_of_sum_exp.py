@@ -16,7 +16,7 @@ resolves to it, no fix is offered.  Through a name (``e = exp(x)`` then
 fix is offered only when they are free of side effects and bound once; the op's ``name=``
 stays with the sum, as for TFE402.  The
 stable form ``log(reduce_sum(exp(x - reduce_max(x))))`` is not reported, nor is the shift
-spelled ``tf.subtract(x, m)``.  Weighted sums and mixtures, ``log(reduce_sum(w * exp(x), axis))``
+spelled ``tf.subtract(x, m)`` or scaled by a temperature (``exp((q - m) / tau)``).  Weighted sums and mixtures, ``log(reduce_sum(w * exp(x), axis))``
 with ``w`` a mask, weights or ``softmax(l)``, are reported without a fix:
 ``reduce_logsumexp(log(w) + x, axis)`` has the same value but a NaN gradient
 with respect to ``w`` where a weight is 0 (``1/w`` times 0, measured on TF
