@@ -5522,6 +5522,59 @@ UNITS = [
          "abb9b5d8cd1082f9c0fc9d6d7c3d649527e71d9d", "mixed", "some", notebooks=True),
     Unit("PiiXiieeS+tensorflow-basic-examples", "github", "PiiXiieeS/tensorflow-basic-examples",
          "89998b086f1f4155adb8f1cb6eca509246827fcf", "tf1", "no"),
+    # --- added in round 89 (fresh held-out code, the final rules) ---
+    Unit("stevemac321+ekg-anomaly-tensorflow-demo", "github", "stevemac321/ekg-anomaly-tensorflow-demo",
+         "057fd1d87a0f46079af76892c1c22b22f273c6d0", "tf2", "no"),
+    Unit("lllvantis+tensorflow-demo", "github", "lllvantis/tensorflow-demo",
+         "2175870e835da0d188afbc3f5f61cb5711449738", "mixed", "no"),
+    Unit("caicloud+tensorflow-demo", "github", "caicloud/tensorflow-demo",
+         "87460710b5fc9c829de369013c0008a9322b6c4f", "tf1", "some", notebooks=True),
+    Unit("BruceDone+tensorflow-demos", "github", "BruceDone/tensorflow-demos",
+         "03c7968746734f08091b4c953f0cd67eeb660a4a", "tf1", "some"),
+    Unit("davified+batect-tensorflow-demo", "github", "davified/batect-tensorflow-demo",
+         "645542290a3a55cbcfd8dcb80256e9ee97d4c34a", "tf2", "no", notebooks=True),
+    Unit("johancc+Tensorflow-Demos", "github", "johancc/Tensorflow-Demos",
+         "a95cac090a4c27d8a85129cdb2902e26d892735e", "tf2", "no"),
+    Unit("AngeloK+tensorflow-demo", "github", "AngeloK/tensorflow-demo",
+         "7ab0d749b69cb8599451e87a043d70006acbcce1", "tf1", "some"),
+    Unit("dilukshashamal+Tensorflow-demo", "github", "dilukshashamal/Tensorflow-demo",
+         "97c60467969f17741b379ff80c6d27818f075e0d", "tf2", "no"),
+    Unit("Lighitng+tensorflow-demo", "github", "Lighitng/tensorflow-demo",
+         "da97c15cbeba294d7757174cf3ebd9ea4f1e0e6a", "tf1", "no"),
+    Unit("sherlockzoom+TensorFlow-Demo", "github", "sherlockzoom/TensorFlow-Demo",
+         "7074f35b8b3fd03daafb94325a5595c8cf50259a", "mixed", "some"),
+    Unit("sunyujiebj+tensorflow-demo", "github", "sunyujiebj/tensorflow-demo",
+         "45d7c1a7b1fe01a568540b0c94b6d36a2035e206", "tf1", "some"),
+    Unit("yufeifei2021+tensorflow-demo-projects", "github", "yufeifei2021/tensorflow-demo-projects",
+         "c4cff51fc7abd6ac4200e8ae5b4c731fa53291e4", "mixed", "no"),
+    Unit("tengsun+analytics-tensorflow-demo", "github", "tengsun/analytics-tensorflow-demo",
+         "ababf4f2df08acdb1a335ccca303e51cd0c91e90", "tf1", "no", notebooks=True),
+    Unit("TidalPaladin+tensorflow-demos", "github", "TidalPaladin/tensorflow-demos",
+         "727769aedb77966c114f90a8637a86490892a7f4", "tf2", "no", notebooks=True),
+    Unit("crazyman2010+tensorflow-demo", "github", "crazyman2010/tensorflow-demo",
+         "bc7dc2be92ef53b1bd2c658620980384fcb11f99", "tf2", "no"),
+    Unit("velpalraj+tensorflow-demo", "github", "velpalraj/tensorflow-demo",
+         "4f099ea6ff05e8586c031ee9069420a8cd0f47fd", "tf1", "no", notebooks=True),
+    Unit("andydevs+tensorflow-demo-1", "github", "andydevs/tensorflow-demo-1",
+         "9c2459e810c071d62e171dcbac246dcd65b44ba4", "tf2", "no"),
+    Unit("zhangyingwei+tensorflow-demos", "github", "zhangyingwei/tensorflow-demos",
+         "baca30399b66866a101d241b26571a57f5268c1d", "tf1", "no"),
+    Unit("jmerizia+tensorflow-demo", "github", "jmerizia/tensorflow-demo",
+         "2b371b66dac597251ed925363401c371a536d36f", "tf1", "no"),
+    Unit("Derryxd+tensorflow-demo", "github", "Derryxd/tensorflow-demo",
+         "d9e2001311169b3e47c494a323d8ceae2589a547", "tf1", "some"),
+    Unit("ivarkrabol+tensorflow-demo", "github", "ivarkrabol/tensorflow-demo",
+         "b5a2624db621dc982284c067445795cf6ae49ca6", "tf2", "no"),
+    Unit("joehahn+cryptocoin-tensorflow-demo", "github", "joehahn/cryptocoin-tensorflow-demo",
+         "b9f12df683c0590a874d029ff2bbed92057465a6", "tf2", "some", notebooks=True),
+    Unit("kjellalmgren+tensorflow-demo", "github", "kjellalmgren/tensorflow-demo",
+         "7724509c0cfcc254b9d30c651c8f17705a7dd7a2", "mixed", "no"),
+    Unit("BojanKomazec+tensorflow-demo", "github", "BojanKomazec/tensorflow-demo",
+         "8f3d3109d7c35f71f35b44c408fa14d5797fb23b", "tf1", "no"),
+    Unit("AIOSCloud+tensorflow-demo", "github", "AIOSCloud/tensorflow-demo",
+         "4be1051be7f6d9bc360d9c064c709a7a0bb91755", "tf1", "no"),
+    Unit("CamilaAlvarez+tensorflow-demo", "github", "CamilaAlvarez/tensorflow-demo",
+         "57f576bafe97054046610ded7a9ce39caa7e84b4", "mixed", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5545,14 +5598,14 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
 # UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round88).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# measurement on them alone (heldout.py --units round5 ... round89).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
 # ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82), UNITS[2539:2578]
 # (ROUND83), UNITS[2578:2619] (ROUND84), UNITS[2619:2647] (ROUND85), UNITS[2647:2692] (ROUND86), UNITS[2692:2722]
-# (ROUND87) and UNITS[2722:] (ROUND88) are held-out units added in rounds 80 to 88; UNITS[2512:2539] (DEV83)
-# development units of round 83.
+# (ROUND87), UNITS[2722:2756] (ROUND88) and UNITS[2756:] (ROUND89) are held-out units added in rounds 80 to 89;
+# UNITS[2512:2539] (DEV83) development units of round 83.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5637,4 +5690,5 @@ ROUND84 = frozenset(unit.name for unit in UNITS[2578:2619])
 ROUND85 = frozenset(unit.name for unit in UNITS[2619:2647])
 ROUND86 = frozenset(unit.name for unit in UNITS[2647:2692])
 ROUND87 = frozenset(unit.name for unit in UNITS[2692:2722])
-ROUND88 = frozenset(unit.name for unit in UNITS[2722:])
+ROUND88 = frozenset(unit.name for unit in UNITS[2722:2756])
+ROUND89 = frozenset(unit.name for unit in UNITS[2756:])
