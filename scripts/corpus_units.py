@@ -5575,6 +5575,81 @@ UNITS = [
          "4be1051be7f6d9bc360d9c064c709a7a0bb91755", "tf1", "no"),
     Unit("CamilaAlvarez+tensorflow-demo", "github", "CamilaAlvarez/tensorflow-demo",
          "57f576bafe97054046610ded7a9ce39caa7e84b4", "mixed", "no"),
+    # --- added in round 90 (fresh held-out code, the final rules) ---
+    Unit("jspooons+tensorflow-basics", "github", "jspooons/tensorflow-basics",
+         "13e88a254ba1796274c4e81c90469ee2325821bd", "tf2", "no", notebooks=True),
+    Unit("jiandanjinxin+Tensorflow-practice", "github", "jiandanjinxin/Tensorflow-practice",
+         "11ba8b480193a4698e515d8ec14439da36524391", "tf1", "some", notebooks=True),
+    Unit("dipu-bd+tensorflow-practice", "github", "dipu-bd/tensorflow-practice",
+         "53e2e08dc93691c71ffb003251781ae541a4e236", "tf1", "no"),
+    Unit("JunWonOh+TensorFlow-Practice", "github", "JunWonOh/TensorFlow-Practice",
+         "c033544809a52e47e9740a9e17f1dd7f361350d7", "tf2", "no"),
+    Unit("Larry850806+tensorflow-practice", "github", "Larry850806/tensorflow-practice",
+         "3eab75075efe8061c50669d3b2f62077be988a50", "tf1", "no"),
+    Unit("natchanon-space+TensorFlow-basics", "github", "natchanon-space/TensorFlow-basics",
+         "7a2f2644eb2bb8f2e46360645a9cd00b2ba6c003", "tf2", "no"),
+    Unit("AJDoubleW+tensorflow-practice", "github", "AJDoubleW/tensorflow-practice",
+         "04be5e1c043167ad87f078689c836202acebbdde", "mixed", "no"),
+    Unit("Abhinav003+dvc-ml-tensorflow-demo", "github", "Abhinav003/dvc-ml-tensorflow-demo",
+         "ddd01f8de6c6b782dc49a0427531958b9b841637", "tf2", "no"),
+    Unit("vishwesh-vishwesh+Tensorflow-practice-problems", "github", "vishwesh-vishwesh/Tensorflow-practice-problems",
+         "011669f59ba3ccaf4daa167d5f203593fad2c438", "mixed", "no"),
+    Unit("kkldream+Tensorflow-basic-tutorial", "github", "kkldream/Tensorflow-basic-tutorial",
+         "c105af2e7c45d863fead7be9eebec18c4ca29ff7", "tf2", "no", notebooks=True),
+    Unit("llnntms+tensorflow-basic", "github", "llnntms/tensorflow-basic",
+         "3466ae17e7cee2e6c57114e0ffcfbce6ac433c18", "tf1", "some"),
+    Unit("ironhide23586+tensorflow-practice", "github", "ironhide23586/tensorflow-practice",
+         "aa808121747d5652847ee53cbc86dd576fd368e8", "tf1", "no"),
+    Unit("t-iffany+tensorflow-practice", "github", "t-iffany/tensorflow-practice",
+         "2d9d6ebad99b669069fcc9fb7ef3bda9dd759934", "tf2", "no"),
+    Unit("tobinatore+tensorflow-practice-repo", "github", "tobinatore/tensorflow-practice-repo",
+         "3356a42d29d5737f3bceb913a6ee1581f55f972c", "tf2", "no"),
+    Unit("linre-90+machineLearning-tensorflow-basics", "github", "linre-90/machineLearning-tensorflow-basics",
+         "7644f688f3aab48502aab69bac8e252eebb5bdec", "tf2", "no"),
+    Unit("Kshitij09+tensorflow-practice", "github", "Kshitij09/tensorflow-practice",
+         "e0cf80cdc2f956e8d8706440dafab11a7ea39177", "tf1", "no"),
+    Unit("mhditani+tensorflow-basics", "github", "mhditani/tensorflow-basics",
+         "0d6a5c4d3cbc4ac180cba59b9a6cd6af734ed889", "tf1", "no", notebooks=True),
+    Unit("tobiadiks+Tensorflow-Practices", "github", "tobiadiks/Tensorflow-Practices",
+         "1557372940325f9732c412dc18c5a8462fa1d5a7", "tf2", "no"),
+    Unit("ammarak+Tensorflow-Basics", "github", "ammarak/Tensorflow-Basics",
+         "dbde4a34b3d51de3997ae650d96d6bbb66e790ab", "tf2", "no", notebooks=True),
+    Unit("netpi+explain-a-tensorflow-demo", "github", "netpi/explain-a-tensorflow-demo",
+         "0f731a8416b0fe6ab61e556ba51dbc9c45b814db", "tf2", "no"),
+    Unit("hyeon-jo+Tensorflow-basic", "github", "hyeon-jo/Tensorflow-basic",
+         "bf9ceffb4c1a9ddcb2c416ae8862d1625eed795b", "tf1", "no"),
+    Unit("Maxessien+Tensorflow-demo", "github", "Maxessien/Tensorflow-demo",
+         "84fbc1dcf6e306657f21431eb0d839cb3118d9a4", "tf2", "no"),
+    Unit("weaponsjtu+tensorflow-basic", "github", "weaponsjtu/tensorflow-basic",
+         "4086a0e9c76f7b59a8f7bdb65251b2002d708b8f", "tf1", "no"),
+    Unit("MocMilo+tensorflow-demo", "github", "MocMilo/tensorflow-demo",
+         "967baeaab5d595109ab0ab91669fbbf0f2bc7626", "mixed", "no", notebooks=True),
+    Unit("graphenessl+tensorflow-basics", "github", "graphenessl/tensorflow-basics",
+         "8c13621421461e906cecee1fa2d17bbd43c5605c", "tf1", "no"),
+    Unit("MarekDudek+tensorflow-demo", "github", "MarekDudek/tensorflow-demo",
+         "c436a766a6b838e5fd56b04d764f3629fdf089d1", "tf2", "no", notebooks=True),
+    Unit("Hourout+Tensorflow-basics-tutorial-with-python", "github", "Hourout/Tensorflow-basics-tutorial-with-python",
+         "8d5956ddf1b1a9d5c584f004a39a8e75de6455d9", "tf1", "no", notebooks=True),
+    Unit("vignesh97+tensorflow-basics", "github", "vignesh97/tensorflow-basics",
+         "bc330187da09e5106c3d42f461a8a3a263508134", "tf1", "no"),
+    Unit("ss12f32v+tensorflow-practice", "github", "ss12f32v/tensorflow-practice",
+         "fe5fa911a46e8699af114bd21d9f4c082332a8aa", "tf1", "no"),
+    Unit("zjgtan+tensorflow-demo", "github", "zjgtan/tensorflow-demo",
+         "c1784a465c22a9aee17fbfec5d256ca2aeb02f53", "tf1", "some"),
+    Unit("Jochen-M+tensorflow-practice", "github", "Jochen-M/tensorflow-practice",
+         "fabdcb844936356da33b773c53e913fc3f389b72", "mixed", "no", notebooks=True),
+    Unit("stephenjfox+tensorflow-basics", "github", "stephenjfox/tensorflow-basics",
+         "6bbe2b0d9a16fc1a925f3385334602ba16c8ee0b", "tf1", "no"),
+    Unit("minar09+tensorflow-practices", "github", "minar09/tensorflow-practices",
+         "7982860ce2ec6df0c57a5389711464cbddad89fe", "tf1", "no"),
+    Unit("heygonzalocaira+Tensorflow-practices", "github", "heygonzalocaira/Tensorflow-practices",
+         "d763fd8681cb203539e0060425d7af3fb3416e03", "tf2", "no"),
+    Unit("ZhouHust+Tensorflow-practices", "github", "ZhouHust/Tensorflow-practices",
+         "1af81521812e0dd2b25a04dc382decef577a504f", "tf1", "no"),
+    Unit("rs1004+tensorflow-practice", "github", "rs1004/tensorflow-practice",
+         "2ead379e10e89803afb05e6990d1219f0a94fdb7", "tf2", "no"),
+    Unit("DrakeW+tensorflow-practice", "github", "DrakeW/tensorflow-practice",
+         "ee5a92719e70ddbf6dc9c59add7fe4bd2ae39c9c", "tf1", "some"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5598,14 +5673,14 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
 # UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round89).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# measurement on them alone (heldout.py --units round5 ... round90).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
 # ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82), UNITS[2539:2578]
 # (ROUND83), UNITS[2578:2619] (ROUND84), UNITS[2619:2647] (ROUND85), UNITS[2647:2692] (ROUND86), UNITS[2692:2722]
-# (ROUND87), UNITS[2722:2756] (ROUND88) and UNITS[2756:] (ROUND89) are held-out units added in rounds 80 to 89;
-# UNITS[2512:2539] (DEV83) development units of round 83.
+# (ROUND87), UNITS[2722:2756] (ROUND88), UNITS[2756:2782] (ROUND89) and UNITS[2782:] (ROUND90) are held-out units
+# added in rounds 80 to 90; UNITS[2512:2539] (DEV83) development units of round 83.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5691,4 +5766,5 @@ ROUND85 = frozenset(unit.name for unit in UNITS[2619:2647])
 ROUND86 = frozenset(unit.name for unit in UNITS[2647:2692])
 ROUND87 = frozenset(unit.name for unit in UNITS[2692:2722])
 ROUND88 = frozenset(unit.name for unit in UNITS[2722:2756])
-ROUND89 = frozenset(unit.name for unit in UNITS[2756:])
+ROUND89 = frozenset(unit.name for unit in UNITS[2756:2782])
+ROUND90 = frozenset(unit.name for unit in UNITS[2782:])
