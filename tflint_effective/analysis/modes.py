@@ -22,13 +22,11 @@ Then signals, innermost scope first:
    an ``if not tf.executing_eagerly(): raise/return`` guard (not G, so E, even beside TF 1.x-only names such as
    ``tf.random_uniform``, which TF1 eager execution runs too); both: no verdict;
 4. the same signals gathered over the methods of the function's class;
-5. the module: G on a TF1 signal at module level or spelled at the root anywhere
-   (``tf.Session``, or a keyword only TF 1.x takes, ``tf.nn.softmax(x, dim=1)``, is TF 1.x code;
-   in a project whose requirements ask for TF 2 or later only graph APIs count: a TF 1.x-only name
-   or keyword there is a latent error in TF2 code, ``tf.count_nonzero`` in transformers),
+5. the module: G on a TF1 signal at module level or spelled at the root anywhere (``tf.Session``,
+   or a keyword only TF 1.x takes, ``tf.nn.softmax(x, dim=1)``, is TF 1.x code; where the requirements
+   ask for TF 2 or later, only graph APIs: other such names are latent errors of TF2 code),
    on ``disable_eager_execution``, on ``import tensorflow.compat.v1 as tf`` or RLlib's ``tf = try_import_tf()`` (which
-   disables v2 behaviour; its tuple form gives no signal), unless eager execution is
-   enabled; else E.
+   disables v2 behaviour; its tuple form gives no signal), unless eager execution is enabled; else E.
    ``tf.compat.v1.Session()`` inside a function of TF2 code makes that function graph
    code, not its class or module (TF2 libraries keep such calls for compatibility); one made
    with a ``config`` and only kept (``session = ...``) or handed to Keras's ``set_session`` is
@@ -79,8 +77,7 @@ class Modes:
         self.v1_main_alias = False  # ``import tensorflow.compat.v1 as tf``
         self.v1_other_alias = False
         self.plain_tensorflow = False  # ``import tensorflow [as x]``
-        oldest = (self.context.settings.tensorflow_versions or (None, None))[0]
-        self.requires_tf2 = oldest is not None and oldest >= (2,)  # the project's requirements say so
+        self.requires_tf2 = ((self.context.settings.tensorflow_versions or (None,))[0] or (0,)) >= (2,)
         self.mode_stack = []  # functions, lambdas, graph ``with`` blocks, eager-only blocks
         self.function_mode: Dict[cst.CSTNode, str] = {}
         self.traced_names: Dict[Tuple[int, str], str] = {}
