@@ -40,10 +40,10 @@ only reshape or perturb (``Dropout``, ``Flatten``, ``Reshape``,
 ``GaussianNoise``, ``ActivityRegularization``) are looked through; any other
 than ``Dense`` / ``ConvND`` / ``Activation`` / ``Softmax`` ends the search.
 The model must be used after its ``compile``: trained or evaluated (``fit``,
-``train_on_batch``, ``evaluate``, ...), handed on (passed to a function,
-returned) or given any other method call; one only summarised, saved or used to
-predict after it is compiled trains on nothing here (a lesson's variants of
-``compile``, a script that stops before ``fit``), and is not reported.
+``train_on_batch``, ``evaluate``, ...) or handed on (passed to a function,
+returned); one only summarised, saved or used to predict after it is compiled
+trains on nothing here (a lesson's variants of ``compile``, a script that stops
+before ``fit``), and is not reported.
 A model a module function builds and returns (``model = build_model()``) is
 followed when the function is defined once, before the call, and its only
 ``return`` hands back the model as the last statement of its body.
@@ -206,8 +206,7 @@ class FromLogitsMismatch(Rule):
         use = model_use(self.context, node) if model is not None else None
         if use is None or use == "value" and self._returned(node, model):
             return
-        if model.compiled and (use in ("method", "value") or use == "read"
-                               and self.context.parent.attr.value in LOSS_READS):
+        if model.compiled and (use == "value" or use == "read" and self.context.parent.attr.value in LOSS_READS):
             model.used = True
         if use == "method" or use == "value" and not model.compiled:
             model.poisoned = True
