@@ -40,7 +40,8 @@ def logical_lines(source):
     lines, begun, last = [], None, None
     for token in tokenize.generate_tokens(io.StringIO(source, newline=None).readline):  # "\r" too
         if token.type == tokenize.NEWLINE:
-            lines.append((begun, token.start[0]))
+            if begun is not None:  # a backslash then a blank line: tokenize's NEWLINE ends no statement
+                lines.append((begun, token.start[0]))
             begun = None
         elif token.type == tokenize.ENDMARKER and begun is not None:
             lines.append((begun, last))  # ``x;\<newline>#`` at the end: tokenize gives no NEWLINE
@@ -237,10 +238,11 @@ def test_strings_fstrings_comments_and_continuations_keep_the_logical_lines(newl
 @pytest.mark.filterwarnings("ignore::SyntaxWarning")  # generated programs such as `"a"()` compile with a warning
 def test_generated_programs_split_into_tokenize_s_logical_lines(monkeypatch):
     hypothesmith = pytest.importorskip("hypothesmith", reason="pip install '.[test]'")
-    from hypothesis import HealthCheck, given, reject, settings
+    from hypothesis import HealthCheck, example, given, reject, settings
 
     @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
     @given(hypothesmith.from_grammar())
+    @example("\n\\\n\n")  # a continued blank line: no statement
     def check(source):
         guard.refusal(source)
         try:
