@@ -5650,6 +5650,37 @@ UNITS = [
          "2ead379e10e89803afb05e6990d1219f0a94fdb7", "tf2", "no"),
     Unit("DrakeW+tensorflow-practice", "github", "DrakeW/tensorflow-practice",
          "ee5a92719e70ddbf6dc9c59add7fe4bd2ae39c9c", "tf1", "some"),
+    # --- added in round 91 (fresh held-out code, the final rules) ---
+    Unit("jumayel06+Tensorflow-Basics", "github", "jumayel06/Tensorflow-Basics",
+         "c2f2f1ced675845640408a528b8d52e3ecf4f7ed", "tf1", "no"),
+    Unit("elezar+dcos-tensorflow-demos", "github", "elezar/dcos-tensorflow-demos",
+         "a1c2f04d7fc4d1386122fedb4ffe13615e3e5af4", "mixed", "no"),
+    Unit("JoacoMusanti+tensorflow-practice", "github", "JoacoMusanti/tensorflow-practice",
+         "c2d99ee961b6356a6253b79986babf2c5a9d665d", "tf1", "some"),
+    Unit("Soujana77+Text-Classification-TensorFlow-Basics", "github", "Soujana77/Text-Classification-TensorFlow-Basics",
+         "e7a99bfdd2296ce0f5b720fd38e934a207f5e0b0", "tf2", "no", notebooks=True),
+    Unit("449066296+tensorflow-basic-CNNs", "github", "449066296/tensorflow-basic-CNNs",
+         "c5ec7a972223d7f7fc25046109c2454249366e0a", "tf2", "no"),
+    Unit("ken-matsui+tensorflow-practice", "github", "ken-matsui/tensorflow-practice",
+         "877b225bd0f6feea74a244ede14436c97e9f21be", "tf1", "some"),
+    Unit("theja-vanka+tensorflow-basics", "github", "theja-vanka/tensorflow-basics",
+         "2496eeb8ab08ab3005d3e15655bfb53577ffee17", "tf2", "no"),
+    Unit("yanwunhao+tensorflow-practice", "github", "yanwunhao/tensorflow-practice",
+         "23ef00d7f6011cc235f3306a5fcb70ee8fbe63ab", "tf2", "no"),
+    Unit("caijinhai+tensorflow-demo", "github", "caijinhai/tensorflow-demo",
+         "141e2a9076584dd25e37a1e6b894a69b4e3ed239", "mixed", "no", notebooks=True),
+    Unit("SamYWK+Tensorflow-Practice", "github", "SamYWK/Tensorflow-Practice",
+         "97e6f7d924f0c4ca8691a8b8855b9bb1c873a6ed", "tf1", "no"),
+    Unit("michalstruna+tensorflow-demo", "github", "michalstruna/tensorflow-demo",
+         "85c62d932bd7ad910c3e9321f8f806e50ccc376c", "tf2", "no"),
+    Unit("changjo+tensorflow-demo", "github", "changjo/tensorflow-demo",
+         "faee27b4a9f61a0b987813332573ddd8ef9b2bf1", "tf1", "no"),
+    Unit("jiaochunxiao+tensorflow-demo", "github", "jiaochunxiao/tensorflow-demo",
+         "272aa157137afdc42c78f75174d33cc8db9bb366", "tf2", "no"),
+    Unit("ifueko+tensorflow-basics", "github", "ifueko/tensorflow-basics",
+         "e6e6903fe4a6f5f41f6cb0522888d398ed475e03", "tf2", "no", notebooks=True),
+    Unit("hiroaki-yamamoto+tensorflow-demo", "github", "hiroaki-yamamoto/tensorflow-demo",
+         "fc4af5885f383e8196a1c227e1278c6ede6f1886", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -5673,14 +5704,14 @@ BY_NAME = {unit.name: unit for unit in UNITS}
 # round 64, UNITS[2076:2087] in round 65, UNITS[2087:2104] in round 66, UNITS[2104:2128] in round 67, UNITS[2128:2153]
 # in round 68, UNITS[2153:2177] in round 69, UNITS[2177:2202] in round 70, UNITS[2202:2227] in round 71,
 # UNITS[2227:2252] in round 72 and UNITS[2252:2277] in round 73; ROUND5 ... ROUND82 select a round's units for a
-# measurement on them alone (heldout.py --units round5 ... round90).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
+# measurement on them alone (heldout.py --units round5 ... round91).  UNITS[2277:2302] (DEV74) and UNITS[2321:2393]
 # (DEV76) are development units added in rounds 74 and 76: the rules were tuned on them, and nothing is measured
 # on them; UNITS[2302:2321] (ROUND75) and UNITS[2393:2417] (ROUND77) are held-out units added in rounds 75 and 77.
 # UNITS[2417:2430] (DEV78) are development PyPI libraries added in round 78, UNITS[2430:2452] (ROUND79) held-out
 # ones; UNITS[2452:2475] (ROUND80), UNITS[2475:2494] (ROUND81), UNITS[2494:2512] (ROUND82), UNITS[2539:2578]
 # (ROUND83), UNITS[2578:2619] (ROUND84), UNITS[2619:2647] (ROUND85), UNITS[2647:2692] (ROUND86), UNITS[2692:2722]
-# (ROUND87), UNITS[2722:2756] (ROUND88), UNITS[2756:2782] (ROUND89) and UNITS[2782:] (ROUND90) are held-out units
-# added in rounds 80 to 90; UNITS[2512:2539] (DEV83) development units of round 83.
+# (ROUND87), UNITS[2722:2756] (ROUND88), UNITS[2756:2782] (ROUND89), UNITS[2782:2819] (ROUND90) and UNITS[2819:]
+# (ROUND91) are held-out units added in rounds 80 to 91; UNITS[2512:2539] (DEV83) development units of round 83.
 ROUND5 = frozenset(unit.name for unit in UNITS[49:76])
 ROUND6 = frozenset(unit.name for unit in UNITS[76:96])
 ROUND7 = frozenset(unit.name for unit in UNITS[96:122])
@@ -5767,4 +5798,5 @@ ROUND86 = frozenset(unit.name for unit in UNITS[2647:2692])
 ROUND87 = frozenset(unit.name for unit in UNITS[2692:2722])
 ROUND88 = frozenset(unit.name for unit in UNITS[2722:2756])
 ROUND89 = frozenset(unit.name for unit in UNITS[2756:2782])
-ROUND90 = frozenset(unit.name for unit in UNITS[2782:])
+ROUND90 = frozenset(unit.name for unit in UNITS[2782:2819])
+ROUND91 = frozenset(unit.name for unit in UNITS[2819:])
