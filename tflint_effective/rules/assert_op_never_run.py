@@ -44,6 +44,7 @@ from typing import Iterator, Optional
 import libcst as cst
 
 from ..analysis.context import NUMBER
+from ..analysis.session_loops import walk
 from ..analysis.syntax import call_arg, code_children
 from ..rule import ERROR, Rule, per_mode
 
@@ -152,7 +153,7 @@ class AssertOpNeverRun(Rule):
                 if type(target) is cst.Name and part.value.deep_equals(node.value):
                     if any(_reads(later, target.value) for later in statements[index + 1:]):
                         return True  # ``v = tf.Print(t, [t])``, then ``v`` read
-                elif any(call.deep_equals(node.value) for call in _calls(part)):
+                elif any(type(call) is cst.Call and call.deep_equals(node.value) for call in walk(part)):
                     return True
         return False
 
@@ -237,15 +238,6 @@ class AssertOpNeverRun(Rule):
                 elif not (isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign, cst.Return)) and _inert(value)):
                     return False
         return True
-
-
-def _calls(tree: cst.CSTNode) -> Iterator[cst.Call]:
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Call:
-            yield node
-        stack.extend(code_children(node))
 
 
 def _inert(value: cst.BaseExpression) -> bool:
