@@ -60,7 +60,8 @@ def test_guarded_forms_are_reported_without_a_fix(source):
     ("import tensorflow as tf\np = tf.nn.softmax(z)\nh = -tf.reduce_sum(p * tf.math.log(p + 1e-8), -1)\n", "info"),
     ("import tensorflow as tf\np = tf.nn.softmax(z)\nh = -tf.reduce_sum(tf.math.log(1e-8 + p) * p, -1)\n", "info"),
     # an unguarded entropy is 0 * -inf = NaN where p underflows
-    ("import tensorflow as tf\np = tf.nn.softmax(z)\nh = -tf.reduce_sum(p * tf.math.log(p), -1)\n", "error"),
+    ("import tensorflow as tf\ndef entropy(z):\n    p = tf.nn.softmax(z)\n    return -tf.reduce_sum(p * tf.math.log(p), -1)\n",
+     "error"),
 ])
 def test_a_guarded_log_is_info(source, severity):
     assert [d.severity for d in lint_source(source, select=["TFE403"])] == [severity]

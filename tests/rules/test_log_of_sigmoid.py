@@ -81,8 +81,8 @@ def test_reported_without_a_fix(source):
 
 
 @pytest.mark.parametrize("source, severity", [
-    ("import tensorflow as tf\ny = tf.math.log(tf.sigmoid(x))\n", "error"),
-    ("import tensorflow as tf\ny = tf.math.log(1 - tf.sigmoid(x))\n", "error"),
+    ("import tensorflow as tf\ndef f(x):\n    return tf.math.log(tf.sigmoid(x))\n", "error"),
+    ("import tensorflow as tf\ndef f(x):\n    return tf.math.log(1 - tf.sigmoid(x))\n", "error"),
     ("import tensorflow as tf\ny = tf.math.log(tf.sigmoid(x) + 1e-7)\n", "info"),
     ("import tensorflow as tf\ny = tf.math.log(1 - tf.sigmoid(x) + 1e-7)\n", "info"),
     ("import tensorflow as tf\ny = tf.math.log(tf.maximum(tf.sigmoid(x), 1e-7))\n", "info"),

@@ -62,7 +62,7 @@ def test_reported_without_a_fix(source):
 
 
 @pytest.mark.parametrize("source, severity", [
-    ("import tensorflow as tf\ny = tf.math.log(tf.nn.softmax(x))\n", "error"),
+    ("import tensorflow as tf\ndef f(x):\n    return tf.math.log(tf.nn.softmax(x))\n", "error"),
     ("import tensorflow as tf\ny = tf.math.log(tf.nn.softmax(x) + 1e-9)\n", "info"),
     ("import tensorflow as tf\ndef entropy(x):\n    p = tf.nn.softmax(x)\n"
      "    return -p * tf.math.log(p + 1e-8)\n", "info"),

@@ -8,6 +8,7 @@ get smarter without a rule changing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -17,6 +18,7 @@ from .names import COMPREHENSIONS, FUNCTION_LIKE, OTHER, Binding, Resolver, Scop
 from .reaching import Reaching
 from .semantics import SemanticModel
 from .tf_api import TFName, shims, tf_name
+from .training import trains
 
 __all__ = ["Context", "NUMBER", "SCALAR", "Settings", "TENSOR"]
 
@@ -204,6 +206,11 @@ class Context:
         (decorator, ``tf.function(f)``, a configured wrapper), not by Keras or ``tf.data``;
         settled after the traversal like ``mode_thunk``."""
         return self.semantics.in_tf_function_thunk(node)
+
+    @cached_property
+    def module_trains(self) -> bool:
+        """The module spells an optimizer, a gradient or a training call (``training.trains``)."""
+        return trains(self.module)
 
     def tf1_api_thunk(self) -> Callable[[], bool]:
         """Whether the module is written for TF 1.x (root ``tf.Session``, ``tf.placeholder``, ...),

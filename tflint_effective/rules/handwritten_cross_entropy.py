@@ -21,7 +21,8 @@ the sign stay as written.  A guarded log (``log(p + eps)``,
 changes its values.
 
 Severity: error; info for a guarded log (``labels * log(p + eps)``, an entropy
-``p * log(p + eps)``), as for TFE402 and TFE404: loss and gradients stay finite.  The
+``p * log(p + eps)``), as for TFE402 and TFE404: loss and gradients stay finite; info too for one
+only evaluated, as for TFE402.  The
 floor zeroes the gradient of a class whose probability falls below ``eps``, but
 independent reviewers judged none of the eight guarded cross-entropies they met on real
 code a clear defect (seven debatable, one false).
@@ -46,6 +47,7 @@ import libcst as cst
 
 from ..analysis.formula_comparisons import SOFTMAX_CROSS_ENTROPY, beside_stable_op
 from ..analysis.numeric_patterns import cross_entropy_log, log_of_softmax, log_softmax_fix
+from ..analysis.training import evaluated
 from ..rule import ERROR, INFO, SAFE, Fix, Rule
 
 
@@ -79,4 +81,5 @@ class HandwrittenCrossEntropy(Rule):
             return
         replacement = None if guarded else log_softmax_fix(self.context, log)
         fix = Fix(replacement, target=log) if replacement is not None else None
-        self.report(node, self.GUARDED if guarded else None, fix=fix, severity=INFO if guarded else None)
+        message, severity = (self.GUARDED, INFO) if guarded else evaluated(self.context, self.MESSAGE)
+        self.report(node, message, fix=fix, severity=severity)

@@ -22,9 +22,11 @@ are bound once.  The op's ``name=`` stays with the sigmoid, as for TFE402.  Guar
 
 Severity: error; info for a guarded log, whose values stay finite (as TFE402 does for a guarded
 ``log(softmax(x))``): it floors the log at ``log(eps)`` and zeroes the gradient there, a loss of
-accuracy rather than an inf/NaN.  An argument bounded by construction within 7.5 of zero (numbers,
-softmax, sigmoid and tanh outputs, and their sums, differences and products: ``sigmoid(score(a) -
-score(b))`` with ``score`` returning a sigmoid) is not reported: nothing can underflow, even in float16.
+accuracy rather than an inf/NaN.  Info too for a log only evaluated (module-level code of a module
+that trains nothing, as for TFE402): a cost printed while hand-written gradients train.  An argument
+bounded by construction within 7.5 of zero (numbers, softmax, sigmoid and tanh outputs, and their sums,
+differences and products: ``sigmoid(score(a) - score(b))`` with ``score`` returning a sigmoid) is not
+reported: nothing can underflow, even in float16.
 Nor is a log beside ``log_sigmoid`` or a sigmoid cross-entropy of the same logits in the same block
 (also inside its ``with`` statements): a demo comparing the formula with the cure.
 
@@ -51,6 +53,7 @@ from ..analysis.formula_comparisons import LOG_SIGMOID, beside_stable_op
 from ..analysis.numeric_patterns import cure_args, is_small, may_move, unguarded
 from ..analysis.producers import computes, operand, through_name
 from ..analysis.tf_api import LOG, SIGMOID
+from ..analysis.training import evaluated
 from ..rule import ERROR, INFO, SAFE, Rule
 
 CURE = ("math.log_sigmoid",)
@@ -111,7 +114,8 @@ class LogOfSigmoid(Rule):
                 named = sigmoid.named or through_name(self.context, candidate)[1]
                 exact = sigmoid.exact and not guarded
                 fix = self._fix(node, sigmoid.call, inner is not None, named) if exact else None
-                self.report(node, self.GUARDED if guarded else None, fix=fix, severity=INFO if guarded else None)
+                message, severity = (self.GUARDED, INFO) if guarded else evaluated(self.context, self.MESSAGE)
+                self.report(node, message, fix=fix, severity=severity)
                 return
 
     def _fix(self, log: cst.Call, sigmoid: cst.Call, complement: bool, named: bool):

@@ -33,7 +33,8 @@ function in the module passes one of these (``def xent(p, y)`` called as
 calls the function); these are reported without a fix: the
 cure is to drop the activation and apply ``log_softmax`` to the logits.
 
-Severity: error; info for a guarded log, whose values stay finite.  Where the
+Severity: error; info for a guarded log, whose values stay finite, and for one in module-level code
+of a module that trains nothing (``analysis.training``: only evaluated, no NaN gradient).  Where the
 probabilities also weight the log (an entropy ``p * log(p + eps)``) the floor
 costs nothing, since those terms are near zero anyway: independent reviewers
 judged guarded forms on real code harmless.  Logits written out as numbers at
@@ -65,6 +66,7 @@ from ..analysis.formula_comparisons import LOG_SOFTMAX, beside_stable_op
 from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
 from ..analysis.syntax import call_arg, code_children
 from ..analysis.tf_api import ARGMAX, SAMPLERS
+from ..analysis.training import evaluated
 from ..rule import ERROR, INFO, SAFE, Rule
 
 
@@ -92,8 +94,8 @@ class LogOfSoftmax(Rule):
         if beside_stable_op(self.context, found[0], LOG_SOFTMAX):
             return
         guarded = found[1]
-        self.report(node, self.GUARDED if guarded else None, fix=log_softmax_fix(self.context, node),
-                    severity=INFO if guarded else None)
+        message, severity = (self.GUARDED, INFO) if guarded else evaluated(self.context, self.MESSAGE)
+        self.report(node, message, fix=log_softmax_fix(self.context, node), severity=severity)
 
     def _only_indexed(self, log: cst.Call) -> bool:
         """The log only feeds ops that give indices (``_gives_indices``), directly or through a name

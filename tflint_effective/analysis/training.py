@@ -1,0 +1,56 @@
+"""Whether a module differentiates anything: an optimizer, a gradient, a Keras training call.
+
+A hand-written loss at module level (a script, a notebook's cells) in a module that never trains
+nor differentiates is only evaluated: a lesson printing the formula beside the library's op, a
+cost printed while hand-written gradients train, a restored model's metrics.  Its -inf shows in
+a printed value, no NaN gradient reaches a weight (TFE402-TFE404 say so at info).  Anything that
+looks like training counts, spelled by any module: an optimizer, ``minimize``, a gradient,
+``GradientTape``, an estimator's spec, Keras ``compile`` / ``fit``.  A loss inside a function may
+be returned to a trainer elsewhere: it is never taken for an evaluated one.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from ..levels import INFO
+
+
+TRAINING_CALLS = frozenset({
+    "minimize", "compute_gradients", "apply_gradients", "gradients", "gradient", "hessians", "jacobian",
+    "batch_jacobian", "value_and_gradient", "get_gradients", "get_updates", "optimize_loss", "create_train_op",
+    "compile", "fit", "fit_generator", "train_on_batch", "train", "train_and_evaluate",
+})
+TRAINING_NAMES = frozenset({"GradientTape", "EstimatorSpec", "ModelFnOps", "TrainSpec"})
+# appended to the message of a finding in module-level code of a module that trains nothing
+ONLY_EVALUATED = " (only evaluated: nothing in this module differentiates it, so only its value can be inf)"
+_DEFINITIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+def trains(module: cst.Module) -> bool:
+    """The module spells a training or differentiating call, an optimizer or a gradient tape."""
+    todo = [module]
+    while todo:
+        node = todo.pop()
+        kind = type(node)
+        if kind is cst.Name or kind is cst.Attribute:
+            name = node.value if kind is cst.Name else node.attr.value
+            if name in TRAINING_NAMES or name.endswith("Optimizer"):
+                return True
+        elif kind is cst.Call:
+            func = node.func
+            name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
+            if name in TRAINING_CALLS:
+                return True
+        todo.extend(node.children)
+    return False
+
+
+def only_evaluated(context) -> bool:
+    """The node the traversal is at is module-level code of a module that trains nothing."""
+    return not any(type(node) in _DEFINITIONS for node in context.ancestors) and not context.module_trains
+
+
+def evaluated(context, message: str):
+    """``(message, severity)`` of an unguarded finding: info with a note when ``only_evaluated``, else
+    the rule's own (None)."""
+    return (message + ONLY_EVALUATED, INFO) if only_evaluated(context) else (message, None)
