@@ -38,3 +38,19 @@ def test_a_log_probability_beside_a_cross_entropy_is_another_quantity():
     source = body("loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=z)",
                   "log_proba = tf.math.log(tf.nn.softmax(z))")
     assert findings(source, select=["TFE402"]) == [(4, 17, "TFE402")]
+
+
+CLASS = ("import tensorflow as tf\nclass Demo:\n    def __init__(self, logits):\n        self.logits = logits\n"
+         "        self.p = tf.nn.softmax({held})\n    def compare(self, y):\n"
+         "        a = -tf.reduce_sum(y * tf.math.log(self.p), axis=-1)\n"
+         "        b = tf.nn.softmax_cross_entropy_with_logits(labels=y, logits={stable})\n")
+
+
+def test_a_softmax_an_attribute_holds_compared_on_the_same_attribute():
+    assert findings(CLASS.format(held="self.logits", stable="self.logits"), select=["TFE403"]) == []
+
+
+@pytest.mark.parametrize("held, stable", [("self.logits", "self.other"), ("logits", "logits")])
+def test_other_logits_or_a_local_name_of_another_method_are_no_comparison(held, stable):
+    """``logits`` in ``__init__`` and ``logits`` in ``compare`` are different names."""
+    assert findings(CLASS.format(held=held, stable=stable), select=["TFE403"]) == [(7, 14, "TFE403")]

@@ -84,6 +84,10 @@ MODE_CASES = [
     (V1 + "probe(1)\n", ["G"]),
     ("from tensorflow.compat import v1 as tf\nprobe(1)\n", ["G"]),
     ("import tensorflow.compat.v1 as tf1\nprobe(1)\n", ["G"]),
+    # with compat.v2 imported too the module is written to run on either version: the alias decides nothing
+    (V1 + "import tensorflow.compat.v2 as tf2\nprobe(1)\n", ["E"]),
+    ("from tensorflow.compat import v1 as tf, v2\nprobe(1)\n", ["E"]),
+    (V1 + "import tensorflow.compat.v2 as tf2\nsess = tf.Session()\nprobe(1)\n", ["G"]),  # a graph API still does
     # a second, plain import makes the v1 alias a side door, not the main API
     (TF + "import tensorflow.compat.v1 as tf1\nprobe(tf1.log(2.0))\n", ["E"]),
     (TF + "probe(1)\nsess = tf.compat.v1.Session()\n", ["G"]),

@@ -31,6 +31,12 @@ def lint(source):
     (TF + "import keras\n@tf.function\ndef f(x):\n    return keras.layers.Embedding(10, 2)(x)\n", [(5, 12)]),
     (TF + "import tf_keras\n@tf.function\ndef f(x):\n    return tf_keras.layers.Dense(3)(x)\n", [(5, 12)]),
     (TF + "from tf_keras import layers\n@tf.function\ndef f(x):\n    return layers.LSTM(3)(x)\n", [(5, 12)]),
+    # also called where no error is expected, or redefined and called plainly, or never called
+    (TF + "@tf.function\ndef f(x):\n    return tf.Variable(x)\nwith assert_raises(ValueError):\n    f(1.0)\nf(2.0)\n",
+     [(4, 12)]),
+    (TF + "@tf.function\ndef f(x):\n    return tf.Variable(x)\nwith assert_raises(ValueError):\n    f(1.0)\n"
+          "@tf.function\ndef f(x):\n    return tf.Variable(x)\nf(2.0)\n", [(9, 12)]),
+    (TF + "@tf.function\ndef f(x):\n    return tf.Variable(x)\nwith assert_raises(ValueError):\n    g = f\n", [(4, 12)]),
 ])
 def test_reported(source, expected):
     assert lint(source) == [(*position, "TFE701") for position in expected]
@@ -82,6 +88,10 @@ def test_message_names_the_error():
     TF + "tf.config.run_functions_eagerly(True)\n@tf.function\ndef f(x):\n    return tf.Variable(x)\n",
     TF + "@tf.function\ndef f(x):\n    return tf.Variable(x)\ndef debug():\n"
          "    tf.config.experimental_run_functions_eagerly(True)\n",
+    # a lesson showing the error: every call expects it
+    TF + "@tf.function\ndef f(x):\n    v = tf.Variable(1.0)\n    return v\nwith assert_raises(ValueError):\n    f(1.0)\n",
+    TF + "@tf.function\ndef f(x):\n    return tf.Variable(x)\nwith pytest.raises(ValueError, match='singleton'):\n"
+         "    f(1.0)\nx = 1\n",
     # a local name that is not TensorFlow
     "import tensorflow as tf\n@tf.function\ndef f(x):\n    tf = fake\n    return tf.Variable(x)\n",
 ])

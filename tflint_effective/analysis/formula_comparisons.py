@@ -33,8 +33,11 @@ BLOCKS = (cst.IndentedBlock, cst.SimpleStatementSuite)
 def beside_stable_op(context, activation: Produced, stable) -> bool:
     """One of the ``stable`` ops (``SOFTMAX_CROSS_ENTROPY``...) computes the same quantity from
     the same logits (the same code) as the softmax or sigmoid ``activation`` applied in this
-    scope, in the block of the statement being linted (also inside its ``with`` statements)."""
-    logits = operand(activation.call) if activation.exact else None
+    scope, or applied elsewhere to an attribute (``self.p = tf.nn.softmax(self.logits)`` in
+    ``__init__``), in the block of the statement being linted (also inside its ``with`` statements)."""
+    logits = operand(activation.call)
+    if not activation.exact and not (type(logits) is cst.Attribute and type(logits.value) is cst.Name):
+        return False
     block = _block(context.ancestors) if logits is not None else None
     if block is None:
         return False

@@ -25,7 +25,8 @@ Then signals, innermost scope first:
 5. the module: G on a TF1 signal at module level or spelled at the root anywhere (``tf.Session``,
    or a keyword only TF 1.x takes, ``tf.nn.softmax(x, dim=1)``, is TF 1.x code; where the requirements
    ask for TF 2 or later, only graph APIs: other such names are latent errors of TF2 code),
-   on ``disable_eager_execution``, on ``import tensorflow.compat.v1 as tf`` or RLlib's ``tf = try_import_tf()`` (which
+   on ``disable_eager_execution``, on ``import tensorflow.compat.v1 as tf`` (unless the module imports
+   ``tensorflow.compat.v2`` too: written to run on either version) or RLlib's ``tf = try_import_tf()`` (which
    disables v2 behaviour; its tuple form gives no signal), unless eager execution is enabled; else E.
    ``tf.compat.v1.Session()`` inside a function of TF2 code makes that function graph
    code, not its class or module (TF2 libraries keep such calls for compatibility); one made
@@ -77,6 +78,7 @@ class Modes:
         self.v1_main_alias = False  # ``import tensorflow.compat.v1 as tf``
         self.v1_other_alias = False
         self.plain_tensorflow = False  # ``import tensorflow [as x]``
+        self.v2_import = False  # ``import tensorflow.compat.v2 as tf2``: written to run on either version
         self.requires_tf2 = ((self.context.settings.tensorflow_versions or (None,))[0] or (0,)) >= (2,)
         self.mode_stack = []  # functions, lambdas, graph ``with`` blocks, eager-only blocks
         self.function_mode: Dict[cst.CSTNode, str] = {}
@@ -133,7 +135,8 @@ class Modes:
 
     @property
     def module_mode(self) -> str:
-        graph = self.graph_signal or self.v1_main_alias or (self.v1_other_alias and not self.plain_tensorflow)
+        v1_alias = self.v1_main_alias or (self.v1_other_alias and not self.plain_tensorflow)
+        graph = self.graph_signal or (v1_alias and not self.v2_import)
         return "G" if graph and not self.eager_signal else "E"
 
     def _settle(self, enclosing: Tuple[cst.CSTNode, ...]) -> str:
@@ -215,12 +218,14 @@ class Modes:
                 self.plain_tensorflow = True
             elif name == "tensorflow.compat.v1" and alias.asname is not None:
                 self._v1_alias(alias.asname.name)
+            self.v2_import = self.v2_import or name == "tensorflow.compat.v2"
         self._kill(bindings_in([node]))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         module = dotted(node.module) if node.module is not None else None
         if module == "tensorflow.compat" and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
+                self.v2_import = self.v2_import or alias.name.value == "v2"
                 if alias.name.value == "v1":
                     self._v1_alias(alias.asname.name if alias.asname else alias.name)
         self._kill(bindings_in([node]))
@@ -234,10 +239,8 @@ class Modes:
             self.graph_signal = True
 
     def _v1_alias(self, local: cst.BaseExpression) -> None:
-        if isinstance(local, cst.Name) and local.value == "tf":
-            self.v1_main_alias = True
-        else:
-            self.v1_other_alias = True
+        main = isinstance(local, cst.Name) and local.value == "tf"
+        self.v1_main_alias, self.v1_other_alias = self.v1_main_alias or main, self.v1_other_alias or not main
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._record_attribute(node)
@@ -318,10 +321,8 @@ class Modes:
         receiver = expr.func.value
         if isinstance(receiver, cst.Name):
             receiver = self.context.assigned_value(receiver) or receiver
-        if isinstance(receiver, cst.Call):
-            name = self.context.tf_name(receiver.func)
-            return name is not None and name.path == "Graph"
-        return False
+        name = self.context.tf_name(receiver.func) if isinstance(receiver, cst.Call) else None
+        return name is not None and name.path == "Graph"
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._kill([(node.name.value, node)])
@@ -337,10 +338,8 @@ class Modes:
         Keras traces these methods with tf.function in fit/evaluate/predict on the
         TensorFlow backend; on other backends the body holds no TensorFlow tensors.
         """
-        if isinstance(base, cst.Name):
-            owner = self.context.owner(base.value)
-            if (id(owner), base.value) in self.keras_class_names:
-                return True
+        if isinstance(base, cst.Name) and (id(self.context.owner(base.value)), base.value) in self.keras_class_names:
+            return True
         qualname = self.context.qualname(base) or ""
         name = tf_name(qualname)
         if name is not None and name.path.startswith("keras."):

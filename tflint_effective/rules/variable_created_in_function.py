@@ -30,12 +30,15 @@ body unconditionally (``Dense(3)(x)``, or bound once to a name called
 later); layers without weights (``Flatten``) or whose weights depend on
 arguments (``LayerNormalization``) are not.  Nothing is reported in a module
 that calls ``tf.config.run_functions_eagerly``: the bodies then run eagerly,
-where a variable per call is legal.
+where a variable per call is legal.  Nor for a function of the module whose every call, until
+its name is bound again, is made under ``with assert_raises(ValueError):`` (``pytest.raises``,
+``self.assertRaises``): a lesson showing the error (the TF guide's cells and their copies).
 """
 import libcst as cst
 
 from ..analysis.keras_models import keras_path
 from ..analysis.names import COMPREHENSIONS
+from ..analysis.syntax import bindings_in, code_children
 from ..analysis.tf_api import RUN_FUNCTIONS_EAGERLY
 from ..rule import ERROR, Rule
 
@@ -46,6 +49,8 @@ _LAYER_LEAVES = {path.rpartition(".")[2] for path in KERAS_LAYERS}
 BRANCHES = frozenset({cst.If, cst.IfExp, cst.Try, cst.TryStar, cst.For, cst.While, cst.BooleanOperation, cst.Match,
                       *COMPREHENSIONS})
 FUNCTIONS = frozenset({cst.FunctionDef, cst.Lambda})
+# context managers that expect the code they run to raise
+RAISES = frozenset({"assert_raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "raises"})
 MESSAGE = ("`{code}` creates a new variable on every trace of this tf.function: the first call raises "
            "`ValueError: tf.function only supports singleton tf.Variables created on the first call`; "
            "create it once (outside, in `__init__` / `build`, or behind `if self.v is None:`)")
@@ -115,9 +120,30 @@ class VariableCreatedInFunction(Rule):
                 self._report(node, self.layers[(id(function), node.func.value)].func)
 
     def _report(self, node: cst.Call, func: cst.BaseExpression) -> None:
+        if self._expected_to_raise():
+            return
         code = self.context.module.code_for_node(func) + "(...)"
         traced, eager = self.context.in_tf_function_thunk(node), self.eager
         self.report(node, MESSAGE.format(code=code), when=lambda: traced() and not eager)
+
+    def _expected_to_raise(self) -> bool:
+        """The function is defined at module level and, until the module binds its name again, only
+        called under ``with assert_raises(ValueError):`` (``pytest.raises``, ``self.assertRaises``):
+        a lesson showing the error."""
+        body = self.context.module.body
+        ancestors = self.context.ancestors
+        function = ancestors[1] if len(ancestors) > 1 else None
+        if type(function) is not cst.FunctionDef or function not in body:
+            return False
+        name, calls = function.name.value, 0
+        for statement in body[body.index(function) + 1:]:
+            if any(bound == name for bound, _ in bindings_in([statement])):
+                break
+            for expected in _uses(statement, name):
+                if not expected:
+                    return False
+                calls += 1
+        return calls > 0
 
     def _is_layer(self, expr: cst.BaseExpression) -> bool:
         func = expr.func if type(expr) is cst.Call else None
@@ -146,3 +172,28 @@ class VariableCreatedInFunction(Rule):
         not ``tf.init_scope()``."""
         name = self.context.tf_call(expr)
         return name is not None and name.leaf != "init_scope"
+
+
+def _uses(statement: cst.CSTNode, name: str):
+    """For each occurrence of ``name`` in ``statement``: whether it is called under a context manager
+    that expects an error."""
+    todo = [(statement, False)]
+    while todo:
+        node, expected = todo.pop()
+        kind = type(node)
+        if kind is cst.Name and node.value == name:
+            yield False
+            continue
+        if kind is cst.Call and type(node.func) is cst.Name and node.func.value == name:
+            yield expected
+            todo.extend((arg, expected) for arg in node.args)
+            continue
+        if kind is cst.With and any(_raises(item.item) for item in node.items):
+            expected = True
+        todo.extend((child, expected) for child in code_children(node))
+
+
+def _raises(expr: cst.BaseExpression) -> bool:
+    func = expr.func if type(expr) is cst.Call else None
+    leaf = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
+    return leaf in RAISES
