@@ -38,6 +38,10 @@ def lint(source):
      [(5, 14, "TFE601")]),  # Python 2's xrange counts as range: 16 copies are more than a few
     (V1 + "import numpy as np\nsess = tf.Session()\nfor a in np.array(batches):\n    sess.run(tf.identity(x))\n",
      [(5, 14, "TFE601")]),  # an array of a list it cannot count
+    (V1 + "sess = tf.Session()\nfor i, b in enumerate(batches):\n    sess.run(tf.identity(x))\n",
+     [(4, 14, "TFE601")]),  # enumerate of what it cannot count
+    (V1 + "enumerate = list\nsess = tf.Session()\nfor i in enumerate(range(5)):\n    sess.run(tf.identity(x))\n",
+     [(5, 14, "TFE601")]),  # a shadowed builtin
     (V1 + "xs = [1, 2]\nxs = load()\nsess = tf.Session()\nfor a in xs:\n    sess.run(tf.identity(x))\n",
      [(6, 14, "TFE601")]),  # the list assigned before the loop is not a literal
     (V1 + "files = ['a', 'b', 'c']\nsess = tf.Session()\nfor i in range(len(files) * 7):\n"
@@ -154,6 +158,10 @@ def test_findings(source, expected):
     V1 + "steps = 1\nsess = tf.Session()\nfor i in range(1, steps + 1):\n    sess.run(tf.identity(x))\n",
     V1 + "n = 3\nsess = tf.Session()\nfor i in range(n * 5 - 1):\n    sess.run(tf.identity(x))\n",
     V1 + "sess = tf.Session()\nfor a in [1, 2]:\n    for b in range(5):\n        sess.run(tf.identity(x))\n",
+    # enumerate, reversed and zip run as often as what they run over (zip: its shortest known one)
+    V1 + "sess = tf.Session()\nfor e, _ in enumerate(range(5)):\n    sess.run(tf.argmax(y, 1))\n",
+    V1 + "sess = tf.Session()\nfor i in reversed(range(3)):\n    sess.run(tf.argmax(y, 1))\n",
+    V1 + "sess = tf.Session()\nfor i, b in zip(range(4), batches):\n    sess.run(tf.argmax(y, 1))\n",
     V1 + "EPOCHS = 10\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",  # Python 2
     V1 + "files = ['a', 'b', 'c']\nsess = tf.Session()\nfor i in range(len(files)):\n    sess.run(tf.identity(x))\n",
     V1 + "import numpy as np\nsess = tf.Session()\nfor a in np.array([x, x + 1]):\n    sess.run(tf.identity(x))\n",

@@ -119,9 +119,14 @@ def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
     """How many times at most a ``for`` over ``iterable`` runs, when the source spells it out: a
     list or tuple literal (or ``np.array`` of one), or ``range`` of integer literals or of ``len``
     of such a list (also through names bound once to them); ``range(n)`` with ``n`` bound several
-    times, each time to such a number, runs at most the largest of them."""
+    times, each time to such a number, runs at most the largest of them.  ``enumerate``, ``reversed``
+    and ``zip`` of such iterables run as often as they (``zip``: as its shortest known one)."""
     if type(iterable) is cst.Name:
         iterable = context.assigned_value(iterable) or iterable
+    if type(iterable) is cst.Call and any(is_builtin(context, iterable.func, name) for name in _SAME_LENGTH):
+        counts = [literal_count(context, arg.value) for arg in iterable.args if not arg.keyword and not arg.star]
+        known = [count for count in counts[:1 if iterable.func.value != "zip" else None] if count is not None]
+        return min(known) if known else None
     if type(iterable) is cst.Call and context.qualname(iterable.func) in NUMPY_ARRAYS and iterable.args \
             and iterable.args[0].keyword is None and not iterable.args[0].star:
         iterable = iterable.args[0].value  # iterating an array runs over its first dimension
@@ -141,6 +146,7 @@ def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
 
 
 NUMPY_ARRAYS = {"numpy.array", "numpy.asarray"}
+_SAME_LENGTH = ("enumerate", "reversed", "zip")  # builtins that run over their iterable(s)
 _ARITHMETIC = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul}
 
 

@@ -38,7 +38,8 @@ function) are not reported, nor are calls of module-local
 functions that build ops only sometimes (cached ops), nor loops whose literal
 counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(1, steps + 1)`` with ``steps = 1``,
-``range(len(files))`` with ``files`` a list literal, ``np.array([a, b])``, ``for i in range(6001)``
+``range(len(files))`` with ``files`` a list literal, ``np.array([a, b])``, ``enumerate(range(5))`` (also
+``reversed``, ``zip``), ``for i in range(6001)``
 around ``if i % 2000 == 0``, also
 nested in ``if i % 20 == 0``, ``range(n)`` with ``n`` bound to ``1`` in one branch and to ``EPOCHS
 = 10`` in the other, a loop whose body ends in an unconditional ``break`` (or ``sys.exit()``) and holds
