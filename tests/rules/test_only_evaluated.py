@@ -67,3 +67,46 @@ def test_a_module_that_trains_keeps_the_error(training):
 ])
 def test_a_formula_inside_a_definition_keeps_the_error(source):
     assert [d.severity for d in lint_source(source, select=["TFE403"])] == ["error"]
+
+
+NEVER_RUN = "(never run: nothing this script runs, evaluates or hands on is built from it)"
+SCRIPT = """
+    import tensorflow as tf
+    x = tf.placeholder(tf.float32, [None, 784])
+    y_ = tf.placeholder(tf.float32, [None, 10])
+    y = tf.nn.softmax(tf.matmul(x, w) + b)
+    cross_entropy = -tf.reduce_sum(y_ * tf.log(y), axis=1)
+    train_step = tf.train.GradientDescentOptimizer(0.5).minimize(cross_entropy)
+    accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(y, 1), tf.argmax(y_, 1)), tf.float32))
+    sess = tf.Session()
+"""
+
+
+@pytest.mark.parametrize("runs", [
+    "print(sess.run(accuracy, {x: xs, y_: ys}))",  # a restore script: only the accuracy
+    "# for i in range(1000):\n#     sess.run(train_step, {x: xs, y_: ys})",  # the training loop commented out
+    "",  # a tutorial step that builds the graph and stops
+])
+def test_a_loss_no_run_can_reach_is_info_with_a_note(runs):
+    [found] = lint_source(dedent(SCRIPT) + runs + "\n", select=["TFE403"])
+    assert (found.line, found.severity) == (6, "info") and found.message.endswith(NEVER_RUN)
+
+
+@pytest.mark.parametrize("runs", [
+    "sess.run(train_step, {x: xs, y_: ys})",
+    "train_step.run({x: xs, y_: ys})",  # the op's own run: its first argument is the feed
+    "_, l = sess.run([train_step, cross_entropy], feed_dict={x: xs, y_: ys})",
+    "print(cross_entropy.eval({x: xs, y_: ys}, session=sess))",
+    "tf.summary.scalar('loss', cross_entropy)\nsess.run(tf.summary.merge_all())",  # collected, run unnamed
+    "fit(sess, train_step)",  # handed to a function: it may run it
+    "sess.run(build(), {x: xs})",  # what a call builds is not followed: unknown
+    "costs.append(cross_entropy)\nsess.run(tf.add_n(costs))",
+])
+def test_a_loss_a_run_may_reach_keeps_the_error(runs):
+    assert [d.severity for d in lint_source(dedent(SCRIPT) + runs + "\n", select=["TFE403"])] == ["error"]
+
+
+def test_a_module_without_a_session_builds_a_graph_for_others():
+    """``model.py`` builds the graph at import; ``train.py`` runs it."""
+    source = dedent(SCRIPT).replace("sess = tf.Session()\n", "")
+    assert [d.severity for d in lint_source(source, select=["TFE403"])] == ["error"]

@@ -18,6 +18,7 @@ from .names import COMPREHENSIONS, FUNCTION_LIKE, OTHER, Binding, Resolver, Scop
 from .reaching import Reaching
 from .semantics import SemanticModel
 from .tf_api import TFName, shims, tf_name
+from .session_runs import script_runs
 from .training import trains
 
 __all__ = ["Context", "NUMBER", "SCALAR", "Settings", "TENSOR"]
@@ -206,6 +207,11 @@ class Context:
         (decorator, ``tf.function(f)``, a configured wrapper), not by Keras or ``tf.data``;
         settled after the traversal like ``mode_thunk``."""
         return self.semantics.in_tf_function_thunk(node)
+
+    @cached_property
+    def script_runs(self):
+        """What a TF1 script's runs may be built from (``session_runs.script_runs``), or None."""
+        return script_runs(self)
 
     @cached_property
     def module_trains(self) -> bool:

@@ -78,15 +78,21 @@ class Reach(NamedTuple):
         return id(node) in self.nodes or not builders.isdisjoint(self.defs)
 
 
-def reached(module: cst.Module, fetches: Iterable[Tuple[cst.BaseExpression, Scope]]) -> Optional[Reach]:
+def reached(module: cst.Module, fetches: Iterable[Tuple[cst.BaseExpression, Scope]],
+            strict: bool = True) -> Optional[Reach]:
     """What the fetched values (each with the function or class it is read in) may depend on;
-    None when a fetched name or attribute is one the module never assigns."""
+    None when a fetched name or attribute is one the module never assigns, or a fetch is another
+    expression (unless not ``strict``: then such a name is left out, as one nothing of the module's
+    may build, and such an expression is followed into what it reads)."""
     index = _Index(module)
     found = Reach(set(), set())
     todo: List[Tuple[cst.CSTNode, Scope]] = []
     for fetch, scope in fetches:
         if not _follow(index, fetch, scope, todo):
-            return None
+            if strict:
+                return None
+            if type(fetch) not in (cst.Name, cst.Attribute):
+                todo.append((fetch, scope))  # an expression: what it reads
     while todo:
         node, scope = todo.pop()
         if id(node) in found.nodes:
@@ -112,9 +118,9 @@ def _follow(index: _Index, fetch: cst.BaseExpression, scope: Scope, todo: List[T
     the module never assigns nor defines, or another expression."""
     kind = type(fetch)
     if kind in (cst.List, cst.Tuple, cst.Set):
-        return all(_follow(index, e.value, scope, todo) for e in fetch.elements)
+        return all([_follow(index, e.value, scope, todo) for e in fetch.elements])
     if kind is cst.Dict:
-        return all(isinstance(e, cst.DictElement) and _follow(index, e.value, scope, todo) for e in fetch.elements)
+        return all([isinstance(e, cst.DictElement) and _follow(index, e.value, scope, todo) for e in fetch.elements])
     if kind is cst.Subscript:  # ``outputs["probs"]``, ``ops[0]``
         return _follow(index, fetch.value, scope, todo)
     if kind is cst.Name:

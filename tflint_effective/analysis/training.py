@@ -6,13 +6,15 @@ cost printed while hand-written gradients train, a restored model's metrics.  It
 a printed value, no NaN gradient reaches a weight (TFE402-TFE404 say so at info).  Anything that
 looks like training counts, spelled by any module: an optimizer, ``minimize``, a gradient,
 ``GradientTape``, an estimator's spec, Keras ``compile`` / ``fit``.  A loss inside a function may
-be returned to a trainer elsewhere: it is never taken for an evaluated one.
+be returned to a trainer elsewhere: it is never taken for an evaluated one.  A loss a TF1 script builds
+but never runs is info too (``session_runs.never_run``).
 """
 from __future__ import annotations
 
 import libcst as cst
 
 from ..levels import INFO
+from .session_runs import never_run
 
 
 TRAINING_CALLS = frozenset({
@@ -23,6 +25,7 @@ TRAINING_CALLS = frozenset({
 TRAINING_NAMES = frozenset({"GradientTape", "EstimatorSpec", "ModelFnOps", "TrainSpec"})
 # appended to the message of a finding in module-level code of a module that trains nothing
 ONLY_EVALUATED = " (only evaluated: nothing in this module differentiates it, so only its value can be inf)"
+NEVER_RUN = " (never run: nothing this script runs, evaluates or hands on is built from it)"
 _DEFINITIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
@@ -51,6 +54,8 @@ def only_evaluated(context) -> bool:
 
 
 def evaluated(context, message: str):
-    """``(message, severity)`` of an unguarded finding: info with a note when ``only_evaluated``, else
-    the rule's own (None)."""
-    return (message + ONLY_EVALUATED, INFO) if only_evaluated(context) else (message, None)
+    """``(message, severity)`` of an unguarded finding: info with a note when ``only_evaluated`` or
+    ``session_runs.never_run``, else the rule's own (None)."""
+    if only_evaluated(context):
+        return message + ONLY_EVALUATED, INFO
+    return (message + NEVER_RUN, INFO) if never_run(context) else (message, None)
