@@ -4,6 +4,7 @@
     python scripts/heldout.py --root DIR sample    # write review files for the sampled findings
     python scripts/heldout.py --root DIR report    # the precision table from quality/heldout_verdicts.csv
     python scripts/heldout.py --root DIR pooled    # the fresh rounds 5-50 together, each with its own sample
+    python scripts/heldout.py --root DIR final     # the final-rules column: verdicts of items still reported
     python scripts/heldout.py --root DIR recall    # recall on the hand-labelled files of quality/recall/
     python scripts/heldout.py --root DIR judged --code TFE601  # judged items a working-tree change alters
 
@@ -117,7 +118,8 @@ FRESH_SEEDS = {"round5": 20, "round6": 21, "round7": 22, "round8": 23, "round9":
                "round68": 83, "round69": 84, "round70": 85, "round71": 86, "round72": 87, "round73": 88,
                "round75": 89, "round77": 90, "round79": 91, "round80": 92, "round81": 93, "round82": 94,
                "round83": 95, "round84": 97, "round85": 98, "round86": 99, "round87": 100, "round88": 101,
-               "round89": 102, "round90": 103, "round91": 104, "round92": 105, "round93": 106, "round94": 107, "round95": 108, "round96": 109, "round97": 110, "round98": 111, "round99": 112}
+               "round89": 102, "round90": 103, "round91": 104, "round92": 105, "round93": 106, "round94": 107,
+               "round95": 108, "round96": 109, "round97": 110, "round98": 111, "round99": 112}
 UNIT_SETS = {"all": None, **{units: getattr(corpus_units, units.upper()) for units in FRESH_SEEDS}}
 # Rounds whose findings of a rule a change made after their verdicts were seen altered (found by
 # linting them again): their samples of that rule are not untouched.  The changes are listed in
@@ -318,6 +320,36 @@ def untouched(root: Path, seed: int = 0, units: str = "all") -> int:
     return 0
 
 
+def final(root: Path, seed: int = 0, units: str = "all") -> int:
+    """The final-rules column from the verdicts alone: per rule, the independent verdicts on the fresh
+    rounds' samples, and those of the items the working tree still reports at the default severity (an
+    item whose unit is not under ``root`` is counted as missing)."""
+    round_of = {name: units for units in FRESH_SEEDS for name in UNIT_SETS[units]}
+    judged, still, missing, reported = defaultdict(Counter), defaultdict(Counter), Counter(), {}
+    for (unit, path, line, code), row in _verdicts().items():
+        if round_of.get(unit) is None or "developer" in row["judged_by"] or "after round" in row["judged_by"]:
+            continue  # not a fresh round's sample: a developer's verdict, or every finding a change added
+        source = _unit_dir(root, unit) / path
+        if not source.exists():
+            missing[code] += 1
+            continue
+        judged[code][row["verdict"]] += 1
+        if (unit, path) not in reported:
+            text = source.read_text(encoding="utf-8", errors="replace")
+            reported[(unit, path)] = {(d.line, d.code) for d in _lint(text, source)
+                                      if SEVERITY_RANK[d.severity] >= SEVERITY_RANK[WARNING]}
+        if (int(line), code) in reported[(unit, path)]:
+            still[code][row["verdict"]] += 1
+    print("| rule | judged (true/false/debatable) | still reported | precision | units missing here |")
+    print("| --- | --- | --- | ---: | ---: |")
+    for code in sorted(judged):
+        t, f, d = (still[code][v] for v in ("true", "false", "debatable"))
+        rate = f"{t / (t + f):.1%}" if t + f else "n/a"
+        print(f"| {code} | {'/'.join(str(judged[code][v]) for v in ('true', 'false', 'debatable'))} | "
+              f"{t}/{f}/{d} | {rate} | {missing[code]} |")
+    return 0
+
+
 def _tally(root: Path, seeds, skip=None) -> dict:
     """code -> Counter of findings, sampled items and verdicts, over the unit sets of ``seeds``
     (``skip``: code -> unit sets left out for it)."""
@@ -405,7 +437,8 @@ def judged(root: Path, code: str) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=realcode.DEFAULT_ROOT)
-    parser.add_argument("command", choices=["lint", "sample", "report", "pooled", "untouched", "recall", "judged"])
+    parser.add_argument("command", choices=["lint", "sample", "report", "pooled", "untouched", "final", "recall",
+                                            "judged"])
     parser.add_argument("--code", help="judged: the rule whose judged items to check")
     parser.add_argument("--split", default="heldout", choices=["heldout", "dev"])
     parser.add_argument("--seed", type=int, default=SEED, help=f"sampling seed (default {SEED}; rounds: {SEEDS})")
@@ -419,7 +452,8 @@ def main(argv=None) -> int:
         if not args.code:
             parser.error("judged needs --code")
         return judged(args.root, args.code)
-    commands = {"sample": sample, "report": report, "pooled": pooled, "untouched": untouched, "recall": recall}
+    commands = {"sample": sample, "report": report, "pooled": pooled, "untouched": untouched, "final": final,
+                "recall": recall}
     return commands[args.command](args.root, args.seed, args.units)
 
 
