@@ -14,7 +14,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from .fetches import DEFS, Reach, Scope, reached
-from .syntax import call_arg, code_children
+from .syntax import call_arg, code_children, descendants
 
 # method calls that build ops from their arguments (``opt.minimize(loss)``): no run, no hand-off
 OP_BUILDERS = frozenset({"minimize", "compute_gradients", "apply_gradients", "assign", "assign_add", "assign_sub"})
@@ -57,18 +57,10 @@ def _root(context, expr: cst.BaseExpression, scope: Scope, roots, fetch: bool = 
     """Queue ``expr``; False when a fetch holds a call other than a TensorFlow op (a call handed to a
     function is seen on its own)."""
     if fetch and any(type(node) is cst.Call and context.tf_name(node.func, context.module_scope) is None
-                     for node in _walk(expr)):
+                     for node in descendants(expr)):
         return False
     roots.append((expr, scope))
     return True
-
-
-def _walk(expr: cst.CSTNode):
-    todo = [expr]
-    while todo:
-        node = todo.pop()
-        yield node
-        todo.extend(code_children(node))
 
 
 def never_run(context) -> bool:

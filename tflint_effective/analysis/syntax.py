@@ -50,6 +50,15 @@ def code_children(node: cst.CSTNode) -> List[cst.CSTNode]:
     return children
 
 
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node of code below it, nested functions and classes included."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(code_children(current))
+
+
 def _holds_code(value) -> bool:
     code = _HOLDS_CODE[type(value)] = inherits(type(value), (cst.CSTNode,)) and not inherits(type(value), _TRIVIA)
     return code

@@ -15,6 +15,7 @@ import libcst as cst
 
 from ..levels import INFO
 from .session_runs import never_run
+from .syntax import descendants
 
 
 TRAINING_CALLS = frozenset({
@@ -31,9 +32,7 @@ _DEFINITIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 def trains(module: cst.Module) -> bool:
     """The module spells a training or differentiating call, an optimizer or a gradient tape."""
-    todo = [module]
-    while todo:
-        node = todo.pop()
+    for node in descendants(module):
         kind = type(node)
         if kind is cst.Name or kind is cst.Attribute:
             name = node.value if kind is cst.Name else node.attr.value
@@ -44,7 +43,6 @@ def trains(module: cst.Module) -> bool:
             name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
             if name in TRAINING_CALLS:
                 return True
-        todo.extend(node.children)
     return False
 
 

@@ -29,7 +29,7 @@ import libcst as cst
 from ..analysis.loops import is_read
 from ..analysis.names import COMPREHENSIONS, FUNCTION_LIKE
 from ..analysis.static_shapes import static_shape
-from ..analysis.syntax import call_arg, code_children, has_star_args
+from ..analysis.syntax import call_arg, code_children, descendants, has_star_args
 from ..analysis.tf_api import REDUCTIONS, with_math
 from ..rule import INFO, WARNING, Rule
 
@@ -155,16 +155,8 @@ def _reads(root: cst.CSTNode, name: str) -> Optional[List[Tuple[cst.CSTNode, ...
             if node.value == name and is_read(above[-1], node):
                 reads.append((*above, node))
         elif kind in NESTED_SCOPES:
-            if any(type(n) is cst.Name and n.value == name for n in _walk(node)):
+            if any(type(n) is cst.Name and n.value == name for n in descendants(node)):
                 return None
         else:
             stack.extend((child, (*above, node)) for child in code_children(node))
     return reads
-
-
-def _walk(root: cst.CSTNode):
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(code_children(node))
