@@ -124,8 +124,10 @@ def literal_count(context, iterable: cst.BaseExpression) -> Optional[int]:
     if type(iterable) is cst.Name:
         iterable = context.assigned_value(iterable) or iterable
     if type(iterable) is cst.Call and any(is_builtin(context, iterable.func, name) for name in _SAME_LENGTH):
-        counts = [literal_count(context, arg.value) for arg in iterable.args if not arg.keyword and not arg.star]
-        known = [count for count in counts[:1 if iterable.func.value != "zip" else None] if count is not None]
+        iterables = [arg.value for arg in iterable.args if not arg.keyword and not arg.star]
+        if iterable.func.value != "zip":
+            iterables = iterables[:1]  # enumerate's start, reversed's only argument
+        known = [count for count in (literal_count(context, x) for x in iterables) if count is not None]
         return min(known) if known else None
     if type(iterable) is cst.Call and context.qualname(iterable.func) in NUMPY_ARRAYS and iterable.args \
             and iterable.args[0].keyword is None and not iterable.args[0].star:

@@ -64,8 +64,6 @@ def _root(context, expr: cst.BaseExpression, scope: Scope, roots, fetch: bool = 
 
 
 def never_run(context) -> bool:
-    """The node the traversal is at is module-level code of a script none of whose runs may be built from it."""
-    if any(type(node) in DEFS or type(node) is cst.Lambda for node in context.ancestors):
-        return False
+    """The module-level node the traversal is at belongs to a script none of whose runs may be built from it."""
     runs = context.script_runs
     return runs is not None and id(context.node) not in runs.nodes

@@ -46,14 +46,12 @@ def trains(module: cst.Module) -> bool:
     return False
 
 
-def only_evaluated(context) -> bool:
-    """The node the traversal is at is module-level code of a module that trains nothing."""
-    return not any(type(node) in _DEFINITIONS for node in context.ancestors) and not context.module_trains
-
-
 def evaluated(context, message: str):
-    """``(message, severity)`` of an unguarded finding: info with a note when ``only_evaluated`` or
-    ``session_runs.never_run``, else the rule's own (None)."""
-    if only_evaluated(context):
+    """``(message, severity)`` of an unguarded finding: info with a note in module-level code of a module
+    that trains nothing (only evaluated) or of a script none of whose runs may be built from it
+    (``session_runs.never_run``), else the rule's own (None)."""
+    if any(type(node) in _DEFINITIONS for node in context.ancestors):
+        return message, None
+    if not context.module_trains:
         return message + ONLY_EVALUATED, INFO
     return (message + NEVER_RUN, INFO) if never_run(context) else (message, None)
