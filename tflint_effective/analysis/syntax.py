@@ -141,6 +141,12 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def leaf_name(node: cst.BaseExpression) -> Optional[str]:
+    """The last name of a name or attribute (``b`` of ``a.b``), else None."""
+    kind = type(node)
+    return node.value if kind is cst.Name else node.attr.value if kind is cst.Attribute else None
+
+
 def is_none(expr: cst.BaseExpression) -> bool:
     return type(expr) is cst.Name and expr.value == "None"
 

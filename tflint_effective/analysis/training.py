@@ -15,7 +15,7 @@ import libcst as cst
 
 from ..levels import INFO
 from .session_runs import never_run
-from .syntax import descendants
+from .syntax import descendants, leaf_name
 
 
 TRAINING_CALLS = frozenset({
@@ -33,16 +33,11 @@ _DEFINITIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 def trains(module: cst.Module) -> bool:
     """The module spells a training or differentiating call, an optimizer or a gradient tape."""
     for node in descendants(module):
-        kind = type(node)
-        if kind is cst.Name or kind is cst.Attribute:
-            name = node.value if kind is cst.Name else node.attr.value
-            if name in TRAINING_NAMES or name.endswith("Optimizer"):
-                return True
-        elif kind is cst.Call:
-            func = node.func
-            name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
-            if name in TRAINING_CALLS:
-                return True
+        name = leaf_name(node)
+        if name is not None and (name in TRAINING_NAMES or name.endswith("Optimizer")):
+            return True
+        if type(node) is cst.Call and leaf_name(node.func) in TRAINING_CALLS:
+            return True
     return False
 
 

@@ -67,7 +67,7 @@ from ..analysis.numeric_patterns import ELEMENTWISE
 from ..analysis.session_loops import walk
 from ..analysis.same_shape import BINARY_ELEMENTWISE, same_shape, shape_source
 from ..analysis.static_shapes import static_shape, stretches_both
-from ..analysis.syntax import has_star_args, parameter
+from ..analysis.syntax import has_star_args, leaf_name, parameter
 from ..analysis.context import NUMBER, SCALAR, TENSOR
 from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
 from ..rule import INFO, WARNING, Rule
@@ -114,8 +114,7 @@ class ReductionWithoutAxis(Rule):
             self._report_unless_one_axis(node, _operand(args))
 
     def _keras_reduction(self, func: cst.BaseExpression) -> bool:
-        leaf = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
-        return leaf in _KERAS_NAMES and keras_path(self.context, func) in KERAS_TARGETS
+        return leaf_name(func) in _KERAS_NAMES and keras_path(self.context, func) in KERAS_TARGETS
 
     def _report_unless_one_axis(self, node: cst.Call, operand) -> None:
         if operand is None or not (self.context.is_shape_vector(operand) or self.context.is_scalar(operand)

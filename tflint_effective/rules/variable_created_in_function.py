@@ -38,7 +38,7 @@ import libcst as cst
 
 from ..analysis.keras_models import keras_path
 from ..analysis.names import COMPREHENSIONS
-from ..analysis.syntax import bindings_in, code_children
+from ..analysis.syntax import bindings_in, code_children, leaf_name
 from ..analysis.tf_api import RUN_FUNCTIONS_EAGERLY
 from ..rule import ERROR, Rule
 
@@ -194,6 +194,4 @@ def _uses(statement: cst.CSTNode, name: str):
 
 
 def _raises(expr: cst.BaseExpression) -> bool:
-    func = expr.func if type(expr) is cst.Call else None
-    leaf = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
-    return leaf in RAISES
+    return type(expr) is cst.Call and leaf_name(expr.func) in RAISES
