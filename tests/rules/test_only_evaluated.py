@@ -110,3 +110,49 @@ def test_a_module_without_a_session_builds_a_graph_for_others():
     """``model.py`` builds the graph at import; ``train.py`` runs it."""
     source = dedent(SCRIPT).replace("sess = tf.Session()\n", "")
     assert [d.severity for d in lint_source(source, select=["TFE403"])] == ["error"]
+
+
+TOY_DATA = "(toy data: this script feeds only a few data points written in it, so its outputs stay far from " \
+           "saturation here; the formula still fails on real data)"
+XOR = """
+    import numpy as np
+    import tensorflow as tf
+    x_data = [[0, 0], [0, 1], [1, 0], [1, 1]]
+    y_data = [[0], [1], [1], [0]]
+    X = tf.placeholder(tf.float32, [None, 2])
+    Y = tf.placeholder(tf.float32, [None, 1])
+    h = tf.sigmoid(tf.matmul(X, w) + b)
+    cost = -tf.reduce_mean(Y * tf.log(h) + (1 - Y) * tf.log(1 - h))
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(cost)
+    sess = tf.Session()
+"""
+
+
+@pytest.mark.parametrize("feeds", [
+    "sess.run(train, feed_dict={X: x_data, Y: y_data})",
+    "sess.run(train, {X: x_data, Y: y_data})",
+    "train.run({X: x_data, Y: y_data}, session=sess)",
+    "feed = {X: x_data, Y: y_data}\nsess.run(train, feed)",
+    "x_data = np.array(x_data, dtype=np.float32)\nsess.run(train, {X: x_data, Y: y_data})",  # the same points
+    "sess.run(train, {X: np.array([[0, 0], [1, 1]], np.float32), Y: [[0], [1]], keep: 0.5, mode: True})",
+    "sess.run(train, {X: x_data, Y: y_data})\nprint(sess.run(h, {X: [[1, 1]]}))",
+])
+def test_a_script_fed_only_literal_data_is_info_with_a_note(feeds):
+    found = lint_source(dedent(XOR) + feeds + "\n", select=["TFE404"])
+    assert [(d.line, d.severity) for d in found] == [(9, "info"), (9, "info")]
+    assert all(d.message.endswith(TOY_DATA) for d in found)
+
+
+@pytest.mark.parametrize("feeds", [
+    "xs, ys = mnist.train.next_batch(100)\nsess.run(train, {X: xs, Y: ys})",  # data read elsewhere
+    "sess.run(train, {X: x_data, Y: labels})",  # one feed unknown
+    "sess.run(train, {X: x_data, Y: y_data})\nsess.run(train, {X: np.loadtxt('x.csv'), Y: y_data})",
+    "if big:\n    x_data = np.loadtxt('x.csv')\nsess.run(train, {X: x_data, Y: y_data})",  # bound otherwise too
+    "sess.run(train, feed_dict=make_feed())",  # a feed dict the script does not spell
+    "sess.run(train, {X: x_data[:2], Y: y_data[:2]})",  # not followed: unknown
+    "sess.run(train, {keep: 0.5})",  # no data fed at all
+    "sess.run(train)",  # nothing fed
+])
+def test_a_script_fed_other_data_keeps_the_error(feeds):
+    found = lint_source(dedent(XOR) + feeds + "\n", select=["TFE404"])
+    assert [(d.line, d.severity) for d in found] == [(9, "error"), (9, "error")]

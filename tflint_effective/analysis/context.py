@@ -20,6 +20,7 @@ from .semantics import SemanticModel
 from .tf_api import TFName, shims, tf_name
 from .session_runs import script_runs
 from .training import trains
+from .toy_data import toy_data
 
 __all__ = ["Context", "NUMBER", "SCALAR", "Settings", "TENSOR"]
 
@@ -91,9 +92,9 @@ class Context:
         """``name`` is bound in the current scope itself."""
         return self._resolver.owner(name, self.scope) is self.scope
 
-    def bindings(self, name: str) -> Optional[List[Binding]]:
-        """Every binding of ``name`` in the scope that owns it, seen from here."""
-        return self._resolver.bindings(name, self.scope)
+    def bindings(self, name: str, scope: Optional[Scope] = None) -> Optional[List[Binding]]:
+        """Every binding of ``name`` in the scope that owns it, seen from ``scope`` (default: here)."""
+        return self._resolver.bindings(name, scope or self.scope)
 
     def qualname(self, node: cst.BaseExpression, scope: Optional[Scope] = None) -> Optional[str]:
         return self._resolver.qualname(node, scope or self.scope)
@@ -212,6 +213,11 @@ class Context:
     def script_runs(self):
         """What a TF1 script's runs may be built from (``session_runs.script_runs``), or None."""
         return script_runs(self)
+
+    @cached_property
+    def toy_data(self) -> bool:
+        """Every feed of the module is literal data (``toy_data.toy_data``)."""
+        return toy_data(self)
 
     @cached_property
     def module_trains(self) -> bool:

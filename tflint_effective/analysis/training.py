@@ -7,7 +7,8 @@ a printed value, no NaN gradient reaches a weight (TFE402-TFE404 say so at info)
 looks like training counts, spelled by any module: an optimizer, ``minimize``, a gradient,
 ``GradientTape``, an estimator's spec, Keras ``compile`` / ``fit``.  A loss inside a function may
 be returned to a trainer elsewhere: it is never taken for an evaluated one.  A loss a TF1 script builds
-but never runs is info too (``session_runs.never_run``).
+but never runs is info too (``session_runs.never_run``), and so is one a script trains only on a few
+data points written in it (``toy_data``): its logits stay small.
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ TRAINING_NAMES = frozenset({"GradientTape", "EstimatorSpec", "ModelFnOps", "Trai
 # appended to the message of a finding in module-level code of a module that trains nothing
 ONLY_EVALUATED = " (only evaluated: nothing in this module differentiates it, so only its value can be inf)"
 NEVER_RUN = " (never run: nothing this script runs, evaluates or hands on is built from it)"
+TOY_DATA = (" (toy data: this script feeds only a few data points written in it, so its outputs stay far from "
+            "saturation here; the formula still fails on real data)")
 _DEFINITIONS = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
@@ -43,10 +46,13 @@ def trains(module: cst.Module) -> bool:
 
 def evaluated(context, message: str):
     """``(message, severity)`` of an unguarded finding: info with a note in module-level code of a module
-    that trains nothing (only evaluated) or of a script none of whose runs may be built from it
-    (``session_runs.never_run``), else the rule's own (None)."""
+    that trains nothing (only evaluated), of a script none of whose runs may be built from it
+    (``session_runs.never_run``) or of one that feeds only literal data (``toy_data``), else the rule's
+    own (None)."""
     if any(type(node) in _DEFINITIONS for node in context.ancestors):
         return message, None
     if not context.module_trains:
         return message + ONLY_EVALUATED, INFO
-    return (message + NEVER_RUN, INFO) if never_run(context) else (message, None)
+    if never_run(context):
+        return message + NEVER_RUN, INFO
+    return (message + TOY_DATA, INFO) if context.toy_data else (message, None)

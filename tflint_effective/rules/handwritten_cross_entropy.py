@@ -22,7 +22,7 @@ changes its values.
 
 Severity: error; info for a guarded log (``labels * log(p + eps)``, an entropy
 ``p * log(p + eps)``), as for TFE402 and TFE404: loss and gradients stay finite; info too for one
-only evaluated or never run, as for TFE402.  The
+only evaluated, never run or fed only toy data, as for TFE402.  The
 floor zeroes the gradient of a class whose probability falls below ``eps``, but
 independent reviewers judged none of the eight guarded cross-entropies they met on real
 code a clear defect (seven debatable, one false).

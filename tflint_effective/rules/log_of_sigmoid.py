@@ -24,7 +24,7 @@ Severity: error; info for a guarded log, whose values stay finite (as TFE402 doe
 ``log(softmax(x))``): it floors the log at ``log(eps)`` and zeroes the gradient there, a loss of
 accuracy rather than an inf/NaN.  Info too for a log only evaluated (module-level code of a module
 that trains nothing, as for TFE402): a cost printed while hand-written gradients train; and for one
-never run.  An argument
+never run or fed only toy data (an OR gate's four points).  An argument
 bounded by construction within 7.5 of zero (numbers, softmax, sigmoid and tanh outputs, and their sums,
 differences and products: ``sigmoid(score(a) - score(b))`` with ``score`` returning a sigmoid) is not
 reported: nothing can underflow, even in float16.

@@ -35,7 +35,8 @@ cure is to drop the activation and apply ``log_softmax`` to the logits.
 
 Severity: error; info for a guarded log, whose values stay finite, and for one in module-level code
 of a module that trains nothing (``analysis.training``: only evaluated, no NaN gradient) or of a
-TF1 script none of whose runs may be built from it (``analysis.session_runs``: never run).  Where the
+TF1 script none of whose runs may be built from it (``analysis.session_runs``: never run) or that feeds
+only a few data points written in it (``analysis.toy_data``: an XOR lesson's logits stay small).  Where the
 probabilities also weight the log (an entropy ``p * log(p + eps)``) the floor
 costs nothing, since those terms are near zero anyway: independent reviewers
 judged guarded forms on real code harmless.  Logits written out as numbers at
