@@ -43,6 +43,9 @@ def lint(source):
      [(4, 17, "TFE801")]),
     (TF + f"batched = {RANGE}.batch(8)\nshuffled = batched.shuffle(10)\n", [(3, 20, "TFE801")]),
     (TF + f"for epoch in range(3):\n    ds = {RANGE}.batch(8)\n    ds = ds.shuffle(10)\n", [(4, 13, "TFE801")]),
+    # names that only look like evaluation data
+    (TF + f"interval_ds = {RANGE}.batch(8).shuffle(10)\n", [(2, 51, "TFE801")]),
+    (TF + f"latest = {RANGE}.batch(8)\ndevice_ds = latest.shuffle(10)\n", [(3, 20, "TFE801")]),
 ])
 def test_shuffle_after_batch(source, expected):
     assert lint(source) == expected
@@ -93,6 +96,11 @@ def test_shuffle_after_batch(source, expected):
     TF + f"ds = {RANGE}.batch(8)\nds = load()\nds = ds.shuffle(10)\n",
     TF + f"ds = {RANGE}.batch(8); ds = ds.unbatch(); x = ds.shuffle(10)\n",
     TF + f"ds = {RANGE}.batch(8)\nx = [d.shuffle(10) for d in [ds]]\n",
+    # evaluation data: metrics average over every batch, in any order
+    TF + f"val_ds = {RANGE}.batch(8)\nval_ds = val_ds.shuffle(10).prefetch(1)\n",
+    TF + f"test_dataset = {RANGE}.batch(8).shuffle(10)\n",
+    TF + f"ds = {RANGE}.batch(8)\nvalDataset = ds.shuffle(10)\n",
+    TF + f"eval2 = {RANGE}.batch(8)\nds = eval2.shuffle(10)\n",
 ])
 def test_near_misses(source):
     assert lint(source) == []

@@ -29,9 +29,13 @@ batch again after the shuffle (``batch(seq_len + 1)`` then made the elements:
 windows of a text, shuffled before the real batching) are not reported, nor are
 sources built from data whose code mentions sorting (``sorted(...)``, ``np.argsort``),
 nor batches of one element (``batch(1)``) or a buffer of one (``shuffle(1)``), where
-the order of batches is the order of elements or nothing moves.  A module-level name
+the order of batches is the order of elements or nothing moves, nor pipelines read from or
+assigned to a name of evaluation data (``val_ds``, ``test_dataset``, ``evalData``): a metric
+averages over every batch in any order.  A module-level name
 rebound by a function through ``global`` between the two statements is not seen.
 """
+import re
+
 import libcst as cst
 
 from ..analysis.syntax import bindings_in, call_arg
@@ -43,6 +47,9 @@ BATCHES = {"batch", "ragged_batch"}
 KEEP_ELEMENTS = {"map", "filter", "repeat", "prefetch", "cache", "take", "skip", "shard", "with_options"}
 UPSTREAM = KEEP_ELEMENTS | BATCHES | {"unbatch", "enumerate", "take_while"}
 REBATCHES = BATCHES | {"padded_batch", "bucket_by_sequence_length", "group_by_window", "apply"}
+# Names of evaluation data (``val_ds``, ``test_dataset``, ``valDataset``): their order changes no metric.
+EVALUATION = re.compile(r"(^|_)(val|valid|validation|test|testing|eval|evaluation|dev)(_|$|\d)|^(val|valid|test|eval)[A-Z]",
+                        re.IGNORECASE).search
 MESSAGE = ("`shuffle` after `{batch}` shuffles whole batches: each batch keeps the same consecutive elements "
            "every epoch; shuffle before batching (`.shuffle(n).{batch}(b)`)")
 
@@ -84,6 +91,8 @@ class ShuffleAfterBatch(Rule):
             return
         if _one(call_arg(calls[last], 0, "batch_size")) or _one(call_arg(node, 0, "buffer_size")):
             return  # batches of one element are the elements; a buffer of one shuffles nothing
+        if any(EVALUATION(name) for name in self._names(node)):
+            return  # evaluation data: metrics average over every batch in any order
         rebatched = self.rebatched
         self.report(func.attr, MESSAGE.format(batch=steps[last]), when=lambda: node not in rebatched)
 
@@ -120,6 +129,19 @@ class ShuffleAfterBatch(Rule):
                 return None
             steps.append(expr)
             expr = expr.func.value
+
+    def _names(self, shuffle: cst.Call):
+        """The names the pipeline is read from and the shuffled one is assigned to."""
+        expr = shuffle.func.value
+        while type(expr) is cst.Call and type(expr.func) is cst.Attribute:
+            expr = expr.func.value
+        if type(expr) is cst.Name:
+            yield expr.value
+        for outer in reversed(self.context.ancestors[:-1]):  # ``val_ds = val_ds.shuffle(n).prefetch(1)``
+            if type(outer) is cst.Assign and len(outer.targets) == 1 and type(outer.targets[0].target) is cst.Name:
+                yield outer.targets[0].target.value
+            if type(outer) not in (cst.Attribute, cst.Call):
+                return
 
     def _sorted(self, source: cst.Call) -> bool:
         """The source's data mentions sorting: batches of sorted examples are shuffled on purpose."""
