@@ -232,6 +232,32 @@ def test_decorated_class_is_not_followed():
     assert findings(source, TFE402) == []
 
 
+CONSTANT_LOGITS = """\
+import tensorflow as tf
+class Demo:
+    def __init__(self):
+        self.logits = LOGITS
+        self.p = tf.nn.softmax(self.logits)
+
+    def compare(self):
+        return tf.math.log(self.p)
+"""
+
+
+def test_constant_logits_an_attribute_holds_are_a_demo():
+    assert findings(CONSTANT_LOGITS.replace("LOGITS", "[[2, 0.5, 1], [0.1, 1, 3]]"), TFE402) == []
+
+
+@pytest.mark.parametrize("logits", ["[[0.0, 100.0]]", "features"])
+def test_attribute_logits_far_apart_or_unknown_are_reported(logits):
+    assert findings(CONSTANT_LOGITS.replace("LOGITS", logits), TFE402) == [(8, 16, "TFE402")]
+
+
+def test_constant_logits_of_an_attribute_also_assigned_elsewhere_are_reported():
+    source = CONSTANT_LOGITS.replace("LOGITS", "[[2, 0.5, 1]]") + "    def load(self, x):\n        self.logits = x\n"
+    assert findings(source, TFE402) == [(8, 16, "TFE402")]
+
+
 def test_fixture_layers_and_attributes_are_minus_inf_where_log_softmax_is_exact(tf):
     bad = load_module(FIXTURES / "log_of_softmax" / "bad.py").main()
     good = load_module(FIXTURES / "log_of_softmax" / "good.py")

@@ -222,19 +222,23 @@ def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]
     for candidate, guarded in unguarded(context, argument) if argument is not None else ():
         softmax = computes(context, candidate, SOFTMAX)
         if softmax is not None:
-            safe = _close_constants(context, softmax.call) or is_small(context, operand(softmax.call))
-            return None if softmax.exact and safe else (softmax, guarded)
+            # logits read where the softmax is applied: here, or held by an attribute (read anywhere alike)
+            readable = softmax.exact or type(operand(softmax.call)) is cst.Attribute
+            safe = readable and (_close_constants(context, softmax.call) or is_small(context, operand(softmax.call)))
+            return None if safe else (softmax, guarded)
     return None
 
 
 def _close_constants(context, softmax: cst.Call) -> bool:
-    """Logits written out as numbers at most ``SAFE_SPREAD`` apart (a demo on constants): no
-    probability can underflow."""
+    """Logits written out as numbers at most ``SAFE_SPREAD`` apart (a demo on constants, also held by
+    an attribute its class assigns once): no probability can underflow."""
     logits = operand(softmax)
     constant = produced_by(context, logits, CONSTANTS) if logits is not None else None
     value = operand(constant.call) if constant is not None else through_name(context, logits)[0]
     if type(value) is cst.Name:  # ``tf.constant(output)`` with ``output = np.array([[1.0, 2.0]])``
         value = through_name(context, value)[0]
+    if type(value) is cst.Attribute:  # ``self.logits = [[2, 0.5, 1]]`` in ``__init__``
+        value = (context.attribute_value(value) or (value,))[0]
     if type(value) is cst.Call and context.qualname(value.func) in NUMPY_ARRAYS:
         value = operand(value)
     numbers = literal_numbers(value) if value is not None else None

@@ -41,8 +41,8 @@ probabilities also weight the log (an entropy ``p * log(p + eps)``) the floor
 costs nothing, since those terms are near zero anyway: independent reviewers
 judged guarded forms on real code harmless.  Logits written out as numbers at
 most 15 apart (``softmax(tf.constant([1., 2., 3.]))``, also through a name bound to
-``np.array([...])``: a demo comparing formulas) are not reported: no probability can
-underflow.  Nor are logits bounded by construction within 7.5 of zero (softmax, sigmoid and
+``np.array([...])`` or an attribute its class assigns once: a demo comparing formulas) are not
+reported: no probability can underflow.  Nor are logits bounded by construction within 7.5 of zero (softmax, sigmoid and
 tanh outputs and numbers, and their sums, differences and products: attention over weights a
 softmax already gave).  Nor is a log whose only uses give indices: the logits of a sampler
 (``tf.multinomial(log_p, 1)``, ``tf.random.categorical``) or the input of ``tf.argmax``
