@@ -46,6 +46,19 @@ def lint(source):
      [(6, 14, "TFE601")]),  # the list assigned before the loop is not a literal
     (V1 + "files = ['a', 'b', 'c']\nsess = tf.Session()\nfor i in range(len(files) * 7):\n"
           "    sess.run(tf.identity(x))\n", [(5, 14, "TFE601")]),  # not a literal count
+    # while loops it cannot count: too many steps, a step that may be skipped or taken twice, an unknown start
+    (V1 + "n = 0\nsess = tf.Session()\nwhile n < 16:\n    sess.run(tf.argmax(y, 1))\n    n += 1\n",
+     [(5, 14, "TFE601")]),
+    (V1 + "n = 0\nsess = tf.Session()\nwhile n < 3:\n    if ok():\n        continue\n    sess.run(tf.argmax(y, 1))\n"
+          "    n += 1\n", [(7, 14, "TFE601")]),
+    (V1 + "n = 0\nsess = tf.Session()\nwhile n < 3:\n    sess.run(tf.argmax(y, 1))\n    if ok():\n        n += 1\n",
+     [(5, 14, "TFE601")]),
+    (V1 + "n = 0\nsess = tf.Session()\nwhile n < 3:\n    sess.run(tf.argmax(y, 1))\n    n += 1\n    n = reset(n)\n",
+     [(5, 14, "TFE601")]),
+    (V1 + "n = start()\nsess = tf.Session()\nwhile n < 3:\n    sess.run(tf.argmax(y, 1))\n    n += 1\n",
+     [(5, 14, "TFE601")]),
+    (V1 + "n = 0\nsess = tf.Session()\nwhile n < 3:\n    sess.run(tf.argmax(y, 1))\n    n -= 1\n",
+     [(5, 14, "TFE601")]),
     # periodic branches, nested expressions (reported once), comprehensions inside the loop
     (SESSION + "    for step in range(999):\n        if step % 10 == 0:\n"
                "            sess.run(tf.summary.merge_all())\n", [(6, 22, "TFE601")]),
@@ -163,6 +176,10 @@ def test_findings(source, expected):
     V1 + "sess = tf.Session()\nfor i in reversed(range(3)):\n    sess.run(tf.argmax(y, 1))\n",
     V1 + "sess = tf.Session()\nfor i, b in zip(range(4), batches):\n    sess.run(tf.argmax(y, 1))\n",
     V1 + "EPOCHS = 10\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",  # Python 2
+    # a counted while loop: the counter starts at a number and steps once per iteration
+    V1 + "n = 0\nsess = tf.Session()\nwhile n < 1:\n    sess.run(tf.argmax(y, 1))\n    n += 1\n",
+    V1 + "N = 12\nn = 1\nsess = tf.Session()\nwhile n <= N:\n    sess.run(tf.argmax(y, 1))\n    n += 1\n",
+    V1 + "n = 0\nsess = tf.Session()\nwhile n != 30:\n    sess.run(tf.argmax(y, 1))\n    n += 2\n",
     V1 + "files = ['a', 'b', 'c']\nsess = tf.Session()\nfor i in range(len(files)):\n    sess.run(tf.identity(x))\n",
     V1 + "import numpy as np\nsess = tf.Session()\nfor a in np.array([x, x + 1]):\n    sess.run(tf.identity(x))\n",
     # a name assigned several times, in order: the assignment before the loop counts

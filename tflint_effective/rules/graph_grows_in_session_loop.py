@@ -39,7 +39,8 @@ functions that build ops only sometimes (cached ops), nor loops whose literal
 counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(1, steps + 1)`` with ``steps = 1``,
 ``range(len(files))`` with ``files`` a list literal, ``np.array([a, b])``, ``enumerate(range(5))`` (also
-``reversed``, ``zip``), ``for i in range(6001)``
+``reversed``, ``zip``), ``while n < 3`` with ``n = 0`` just before it and one ``n += 1`` at the top of its body
+and no ``continue``, ``for i in range(6001)``
 around ``if i % 2000 == 0``, also
 nested in ``if i % 20 == 0``, ``range(n)`` with ``n`` bound to ``1`` in one branch and to ``EPOCHS
 = 10`` in the other, a loop whose body ends in an unconditional ``break`` (or ``sys.exit()``) and holds
@@ -63,6 +64,7 @@ import math
 
 import libcst as cst
 
+from ..analysis.counted_while import while_count
 from ..analysis.loops import body_statements, bound_names, is_builtin, literal_count, range_arguments
 from ..analysis.session_loops import NESTED, SessionLoops, blocks, period, statements, walk
 from ..analysis.syntax import bindings_in, call_arg, code_children
@@ -164,7 +166,8 @@ class GraphGrowsInSessionLoop(Rule):
         model, a few test batches), no growth step after step.  Under a periodic branch
         (``if i % 2000 == 0``) a ``range`` over ``i`` counts the values the branch is taken at."""
         copies, periods = 1, {}
-        for node, child in zip(reversed(ancestors[:-1]), reversed(ancestors[1:])):
+        for depth in range(len(ancestors) - 2, -1, -1):
+            node, child = ancestors[depth], ancestors[depth + 1]
             kind = type(node)
             if kind in BOUNDARIES and kind not in LOOPS:
                 break
@@ -177,8 +180,8 @@ class GraphGrowsInSessionLoop(Rule):
                     count = 1
                 elif kind is cst.For:
                     count = literal_count(self.context, node.iter)
-                else:
-                    return False  # a while loop: no count
+                else:  # ``n = 0`` before ``while n < 3:`` stepping ``n += 1``
+                    count = while_count(self.context, node, statements(ancestors[depth - 1]) if depth else ())
                 if count is None:
                     return False
                 every = periods.get(node.target.value) if kind is cst.For and type(node.target) is cst.Name else None
