@@ -46,6 +46,7 @@ def lint(source):
     # names that only look like evaluation data
     (TF + f"interval_ds = {RANGE}.batch(8).shuffle(10)\n", [(2, 51, "TFE801")]),
     (TF + f"latest = {RANGE}.batch(8)\ndevice_ds = latest.shuffle(10)\n", [(3, 20, "TFE801")]),
+    (TF + f"values = {RANGE}.batch(8)\nevaluated = values.shuffle(10)\n", [(3, 20, "TFE801")]),
 ])
 def test_shuffle_after_batch(source, expected):
     assert lint(source) == expected
@@ -101,6 +102,7 @@ def test_shuffle_after_batch(source, expected):
     TF + f"test_dataset = {RANGE}.batch(8).shuffle(10)\n",
     TF + f"ds = {RANGE}.batch(8)\nvalDataset = ds.shuffle(10)\n",
     TF + f"eval2 = {RANGE}.batch(8)\nds = eval2.shuffle(10)\n",
+    TF + f"VAL_DS = {RANGE}.batch(8).shuffle(10)\n",
 ])
 def test_near_misses(source):
     assert lint(source) == []

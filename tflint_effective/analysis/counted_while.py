@@ -53,9 +53,10 @@ def _step(context, counter: str, loop: cst.While) -> Optional[int]:
     bindings = [node for name, node in bindings_in(body_statements(loop)) if name == counter]
     if len(bindings) != 1 or type(bindings[0]) is not cst.AugAssign or type(bindings[0].operator) is not cst.AddAssign:
         return None
-    top_level = any(type(statement) is cst.SimpleStatementLine and any(small is bindings[0] for small in statement.body)
+    increment = bindings[0]
+    top_level = any(type(statement) is cst.SimpleStatementLine and any(small is increment for small in statement.body)
                     for statement in body_statements(loop))
     if not top_level or any(type(node) is cst.Continue for node in descendants(loop.body)):
         return None
-    step = literal_int(context, bindings[0].value)
+    step = literal_int(context, increment.value)
     return step if step is not None and step > 0 else None

@@ -31,8 +31,8 @@ def toy_data(context) -> bool:
             feeds = _feeds(node)
             if type(feeds) is cst.Name:  # ``feed = {X: x_data}; sess.run(op, feed)``
                 bindings = context.bindings(feeds.value, scope) or ()
-                values = {binding.value for binding in bindings if type(binding) is Assigned}
-                feeds = values.pop() if len(values) == 1 and len(bindings) == 1 else feeds
+                if len(bindings) == 1 and type(bindings[0]) is Assigned:
+                    feeds = bindings[0].value
             if feeds is not None:
                 if type(feeds) is not cst.Dict:
                     return False

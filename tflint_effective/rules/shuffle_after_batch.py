@@ -48,8 +48,8 @@ KEEP_ELEMENTS = {"map", "filter", "repeat", "prefetch", "cache", "take", "skip",
 UPSTREAM = KEEP_ELEMENTS | BATCHES | {"unbatch", "enumerate", "take_while"}
 REBATCHES = BATCHES | {"padded_batch", "bucket_by_sequence_length", "group_by_window", "apply"}
 # Names of evaluation data (``val_ds``, ``test_dataset``, ``valDataset``): their order changes no metric.
-EVALUATION = re.compile(r"(^|_)(val|valid|validation|test|testing|eval|evaluation|dev)(_|$|\d)|^(val|valid|test|eval)[A-Z]",
-                        re.IGNORECASE).search
+EVALUATION = re.compile(r"(?i:(^|_)(val|valid|validation|test|testing|eval|evaluation|dev)(_|$|\d))"
+                        r"|^(val|valid|test|eval)[A-Z]").search
 MESSAGE = ("`shuffle` after `{batch}` shuffles whole batches: each batch keeps the same consecutive elements "
            "every epoch; shuffle before batching (`.shuffle(n).{batch}(b)`)")
 
