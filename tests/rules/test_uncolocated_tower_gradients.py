@@ -36,6 +36,32 @@ def test_gradients_after_loop_towers_get_colocated(statement, fixed_statement):
     assert fixed(source) == TOWERS + fixed_statement + "\n"
 
 
+CLASS_TOWERS = V1 + dedent("""\
+    class Trainer:
+        def __init__(self, parts):
+            self.opt = OPTIMIZER
+            grads = []
+            for i in range(2):
+                with tf.device("/gpu:%d" % i):
+                    loss = model(parts[i])
+                grads.append(self.opt.compute_gradients(loss))
+""")
+
+
+def test_an_optimizer_its_class_assigns_once_to_an_attribute():
+    source = CLASS_TOWERS.replace("OPTIMIZER", "tf.train.AdamOptimizer(0.1)")
+    assert findings(source, select=["TFE501"]) == [(9, 26, "TFE501")]
+    assert fixed(source).endswith("grads.append(self.opt.compute_gradients(loss, colocate_gradients_with_ops=True))\n")
+
+
+@pytest.mark.parametrize("optimizer, more", [
+    ("make_optimizer()", ""),  # not known to be an optimizer
+    ("tf.train.AdamOptimizer(0.1)", "    def reset(self):\n        self.opt = other\n"),  # assigned twice
+])
+def test_an_attribute_not_known_to_hold_an_optimizer(optimizer, more):
+    assert findings(CLASS_TOWERS.replace("OPTIMIZER", optimizer) + more, select=["TFE501"]) == []
+
+
 def test_fix_keeps_the_layout_of_multiline_calls():
     source = TOWERS + "gv = opt.compute_gradients(\n    loss,\n    var_list,\n)\n"
     assert fixed(source) == TOWERS + (

@@ -25,7 +25,8 @@ colocates); an explicit ``False`` is reported without a fix in both cases.
 Known problems: towers are recognised in the function that builds them or
 calls a tower helper defined earlier in the module (see ``device_scopes``);
 gradients taken in another function, optimizers reached through attributes
-(``self.opt``) and keywords passed through ``**kwargs`` are not seen.
+other than one its class assigns once (``self.opt = tf.train.AdamOptimizer(lr)``) and keywords passed
+through ``**kwargs`` are not seen.
 Plain ``tf.gradients`` is TF1's (no colocation) in a module that spells TF 1.x-only
 names at the root (``tf.placeholder``, ``tf.Session``, ``tf.train.AdamOptimizer``),
 TF2's otherwise.  The loss is traced back, through names assigned in the same
@@ -123,6 +124,8 @@ class UncolocatedTowerGradients(Rule):
             receiver = func.value
             if type(receiver) is cst.Name:
                 receiver = self.context.assigned_value(receiver)
+            elif type(receiver) is cst.Attribute:  # ``self.opt`` its class assigns once
+                receiver = (self.context.attribute_value(receiver) or (None,))[0]
             optimizer = self.context.tf_call(receiver) if receiver is not None else None
             if (optimizer is not None and optimizer.path.startswith("train.")
                     and optimizer.leaf.endswith("Optimizer")):
