@@ -6643,6 +6643,43 @@ UNITS = [
          "738f72ad53c3f0525dea0fa3ff1d7a0edfb47187", "mixed", "no"),
     Unit("ashtonpangxq+tensorflow-projects", "github", "ashtonpangxq/tensorflow-projects",
          "f250ce30864170effbf229d593852cd84a1de719", "tf2", "no", notebooks=True),
+    # --- added in round 108 (fresh held-out code, the final rules) ---
+    Unit("zhenpingfeng+tensorflow2-reinforcement-learning", "github", "zhenpingfeng/tensorflow2-reinforcement-learning",
+         "299f921f2fbeba6423cb5cf02d25854723325a94", "tf2", "no", notebooks=True),
+    Unit("lugalUrim+tensorflow2-generative-models", "github", "lugalUrim/tensorflow2-generative-models",
+         "de7119fbf5c5ef6b43a4353130cb7b9ffac85a7b", "tf2", "no", notebooks=True),
+    Unit("Aukarous+TensorFlow2-for-DeepLearning", "github", "Aukarous/TensorFlow2-for-DeepLearning",
+         "43282b2b18874ae00f1b9047d66fb73e166197d5", "tf2", "some"),
+    Unit("Max1993Liu+tensorflow2-models", "github", "Max1993Liu/tensorflow2-models",
+         "f0183e65f8151cfd0e4ada45386de0b988cac196", "mixed", "some", notebooks=True),
+    Unit("vinhkhuc+TensorFlow2-Mini-Tutorials", "github", "vinhkhuc/TensorFlow2-Mini-Tutorials",
+         "03fa181cd82e23fe90ab60d0cd4675551d51d700", "tf2", "no"),
+    Unit("hasanoqool+TensorFlow2-for-Computer-Vision", "github", "hasanoqool/TensorFlow2-for-Computer-Vision",
+         "5ad87e130a65c835d14dd397073dc5f2482b864d", "tf2", "no"),
+    Unit("Mayner0220+Tensorflow2-tutorial", "github", "Mayner0220/Tensorflow2-tutorial",
+         "9783879ca1c6cb23754ba7c0427979ee507bc966", "tf2", "no"),
+    Unit("HeegyuKim+tensorflow2-template", "github", "HeegyuKim/tensorflow2-template",
+         "b87c05786948fbb5cc0c6b34a072e8318e628251", "tf2", "no"),
+    Unit("angelorodem+tensorflow2-char-rnn", "github", "angelorodem/tensorflow2-char-rnn",
+         "f28503c61de62eade9b477bf13573988fb3807de", "tf2", "no"),
+    Unit("lionelmessi6410+tensorflow2-cifar", "github", "lionelmessi6410/tensorflow2-cifar",
+         "a01edc0095b3ccec6817643f6315de0057050e1b", "tf2", "no"),
+    Unit("aksh-ai+tensorflow2-examples", "github", "aksh-ai/tensorflow2-examples",
+         "59d1ba61e89db55aa802c349d3e03c084934e520", "tf2", "no", notebooks=True),
+    Unit("MorvanZhou+Tensorflow2-Tutorial", "github", "MorvanZhou/Tensorflow2-Tutorial",
+         "871c627786d557f04db2dc5334da664a314d85f7", "tf2", "no"),
+    Unit("Anfany+Learning-TensorFlow2-in-28-days", "github", "Anfany/Learning-TensorFlow2-in-28-days",
+         "b95f996a49d20d0679a42c1992253342098968f4", "mixed", "no", notebooks=True),
+    Unit("UestcJay+TensorFlow2-GAN", "github", "UestcJay/TensorFlow2-GAN",
+         "0a319d829feceab718b0d1af3683b836aaf688d5", "tf2", "no"),
+    Unit("dev-honing+tensorflow2-outline", "github", "dev-honing/tensorflow2-outline",
+         "3901c4b8bd30732a630155de0f640e21cc5d15c3", "tf2", "no"),
+    Unit("dhkeum9886+tensorflow2-study", "github", "dhkeum9886/tensorflow2-study",
+         "601a90f2cd128d47a0feabf5f6526dc228a5a250", "tf2", "no"),
+    Unit("dvarelas+tensorflow2-recommender", "github", "dvarelas/tensorflow2-recommender",
+         "7798d40c8c06cc2ea786237c9e58d2bb9fcd7462", "tf2", "no"),
+    Unit("yqqCheergo+PKU-TensorFlow2-tutorial", "github", "yqqCheergo/PKU-TensorFlow2-tutorial",
+         "19bb05e478bf76d6bc860af1f819798a383b7fe6", "tf2", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -6777,4 +6814,5 @@ ROUND103 = frozenset(unit.name for unit in UNITS[3189:3204])
 ROUND104 = frozenset(unit.name for unit in UNITS[3204:3247])
 ROUND105 = frozenset(unit.name for unit in UNITS[3247:3256])
 ROUND106 = frozenset(unit.name for unit in UNITS[3256:3279])
-ROUND107 = frozenset(unit.name for unit in UNITS[3279:])
+ROUND107 = frozenset(unit.name for unit in UNITS[3279:3307])
+ROUND108 = frozenset(unit.name for unit in UNITS[3307:])
