@@ -16,6 +16,7 @@ import libcst as cst
 
 from .fetches import DEFS
 from .names import Assigned
+from .static_shapes import literal_numbers
 from .syntax import call_arg, code_children, leaf_name
 
 # wrappers that keep a literal array literal: ``np.array([[0, 1]], dtype=np.float32)``, ``np.float32([...])``
@@ -64,11 +65,10 @@ def _literal(context, value, scope, names: frozenset = frozenset()) -> Optional[
         value = value.expression
     if type(value) in (cst.Integer, cst.Float) or type(value) is cst.Name and value.value in ("True", "False"):
         return "number"
-    if type(value) is cst.Call and leaf_name(value.func) in ARRAY_WRAPPERS and value.args:
+    if type(value) is cst.Call and value.args and leaf_name(value.func) in ARRAY_WRAPPERS:
         value = value.args[0].value
-    if type(value) in (cst.List, cst.Tuple) and value.elements:
-        kinds = {_literal(context, element.value, scope, names) for element in value.elements}
-        return "array" if kinds <= {"number", "array"} else None
+    if type(value) in (cst.List, cst.Tuple):
+        return "array" if literal_numbers(value) else None
     if type(value) is cst.Name and value.value in names:
         return "same"
     if type(value) is cst.Name and len(names) < 3:
