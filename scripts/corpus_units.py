@@ -6680,6 +6680,23 @@ UNITS = [
          "7798d40c8c06cc2ea786237c9e58d2bb9fcd7462", "tf2", "no"),
     Unit("yqqCheergo+PKU-TensorFlow2-tutorial", "github", "yqqCheergo/PKU-TensorFlow2-tutorial",
          "19bb05e478bf76d6bc860af1f819798a383b7fe6", "tf2", "no"),
+    # --- added in round 109 (fresh held-out code, the final rules) ---
+    Unit("amyguan3+cs224n-project", "github", "amyguan3/cs224n-project",
+         "5f16c6947d64b4a635d8729c04b91d6e435bed07", "tf2", "no", notebooks=True),
+    Unit("maxkferg+stanford-cs224n-project", "github", "maxkferg/stanford-cs224n-project",
+         "348c99c943d9169b8d5ced043c1ae6119e390b27", "mixed", "some"),
+    Unit("junjiezhujason+project_cs224n", "github", "junjiezhujason/project_cs224n",
+         "2d517f0fb0dd97cd90d46c6d6cd88934ef0e5c16", "mixed", "some"),
+    Unit("johnmsholar+cs224n-project", "github", "johnmsholar/cs224n-project",
+         "5d887356d1f2896131789365654bf7858f56e361", "tf1", "some"),
+    Unit("yinoue93+CS224N_proj", "github", "yinoue93/CS224N_proj",
+         "93ae286cce19e8966f7b3e2e8e97096e6a1f432a", "mixed", "some"),
+    Unit("dougc333+test_cs224n", "github", "dougc333/test_cs224n",
+         "525d0cb3adc3de44586e32f0163c3102261391b5", "tf2", "some", notebooks=True),
+    Unit("InnerPeace-Wu+reading_comprehension-cs224n", "github", "InnerPeace-Wu/reading_comprehension-cs224n",
+         "6fa5b20918c288215c061a1a3d497513ef67da43", "tf1", "some", notebooks=True),
+    Unit("ludwigschubert+cs224n-project", "github", "ludwigschubert/cs224n-project",
+         "d68e699ed5e06620389044041f6aa7c9bae6fb79", "tf1", "some", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -6815,4 +6832,5 @@ ROUND104 = frozenset(unit.name for unit in UNITS[3204:3247])
 ROUND105 = frozenset(unit.name for unit in UNITS[3247:3256])
 ROUND106 = frozenset(unit.name for unit in UNITS[3256:3279])
 ROUND107 = frozenset(unit.name for unit in UNITS[3279:3307])
-ROUND108 = frozenset(unit.name for unit in UNITS[3307:])
+ROUND108 = frozenset(unit.name for unit in UNITS[3307:3325])
+ROUND109 = frozenset(unit.name for unit in UNITS[3325:])
