@@ -105,6 +105,8 @@ def test_fixture_cross_entropy_is_inf_or_nan_where_log_softmax_is_exact(tf):
     np.testing.assert_allclose(good["d_per_example"].numpy()[0], [0.5, -0.5, 0.0], atol=1e-6)
     assert 0 < bad["guarded"].numpy()[0] < 10  # finite, but log(1e-8) is not -200
     assert not np.isfinite(bad["weighted"].numpy()[0]) and not np.isfinite(bad["passed"].numpy()[0])
+    assert not np.isfinite(bad["layer_helper"].numpy()[0]) and np.isnan(bad["d_layer_helper"].numpy()[0]).all()
+    assert all(np.isfinite(bad["near_misses"][name].numpy()).all() for name in ("helper_linear", "helper_softplus"))
     # class weights [1, 2, 1]: -(0.5 * 1 * 0 + 0.5 * 2 * -200)
     np.testing.assert_allclose(good["weighted"].numpy()[0], 200.0, rtol=1e-6)
     for name in good:
@@ -220,3 +222,52 @@ def test_a_parameter_every_call_passes_a_softmax(more_calls):
 ])
 def test_a_parameter_some_call_may_pass_anything_else_is_not_reported(more_calls):
     assert findings(dedent(HELPER) + more_calls, TFE403) == []
+
+
+ADD_LAYER = """\
+import tensorflow.compat.v1 as tf
+def add_layer(inputs, in_size, out_size, activation_function=None):
+    Weights = tf.Variable(tf.random_normal([in_size, out_size]))
+    with tf.name_scope('Wx_plus_b'):
+        Wx_plus_b = tf.matmul(inputs, Weights)
+    BODY
+    return outputs
+"""
+IF_NONE = "if activation_function is None:\n        outputs = Wx_plus_b\n    else:\n        outputs = activation_function(Wx_plus_b)"
+LOSS = "loss = tf.reduce_mean(-tf.reduce_sum(ys * tf.log(prediction), axis=1))\n"
+
+
+@pytest.mark.parametrize("body, call", [
+    (IF_NONE, "add_layer(xs, 784, 10, activation_function=tf.nn.softmax)"),
+    (IF_NONE, "add_layer(xs, 784, 10, tf.nn.softmax)"),
+    ("if not activation_function:\n        outputs = Wx_plus_b\n    else:\n        outputs = activation_function(Wx_plus_b)",
+     "add_layer(xs, 784, 10, activation_function=tf.nn.softmax)"),
+    ("if activation_function is not None:\n        outputs = activation_function(Wx_plus_b)\n"
+     "    else:\n        outputs = Wx_plus_b", "add_layer(xs, 784, 10, activation_function=tf.nn.softmax)"),
+    ("outputs = activation_function(Wx_plus_b)", "add_layer(xs, 784, 10, activation_function=tf.nn.softmax)"),
+])
+def test_a_layer_helper_applying_the_softmax_its_call_passes(body, call):
+    source = ADD_LAYER.replace("BODY", body) + f"prediction = {call}\n" + LOSS
+    line = source.count("\n")
+    assert findings(source, TFE403) == [(line, 24, "TFE403")]
+    assert fixed(source, TFE403) == source
+
+
+@pytest.mark.parametrize("body, call", [
+    (IF_NONE, "add_layer(xs, 784, 10)"),  # the default: no activation
+    (IF_NONE, "add_layer(xs, 784, 10, activation_function=None)"),
+    (IF_NONE, "add_layer(xs, 784, 10, activation_function=tf.nn.relu)"),
+    (IF_NONE, "add_layer(xs, 784, 10, activation_function=act)"),  # unknown
+    (IF_NONE, "add_layer(*args, activation_function=tf.nn.softmax)"),
+    # the helper may return something else: a test the call does not decide, two live assignments,
+    # the parameter rebound
+    ("if in_size > 10:\n        outputs = Wx_plus_b\n    else:\n        outputs = activation_function(Wx_plus_b)",
+     "add_layer(xs, 784, 10, activation_function=tf.nn.softmax)"),
+    ("outputs = Wx_plus_b\n    if activation_function is not None:\n        outputs = activation_function(outputs)",
+     "add_layer(xs, 784, 10, activation_function=tf.nn.softmax)"),
+    ("activation_function = activation_function or tf.identity\n    outputs = activation_function(Wx_plus_b)",
+     "add_layer(xs, 784, 10, activation_function=tf.nn.softmax)"),
+])
+def test_layer_helper_near_misses(body, call):
+    source = ADD_LAYER.replace("BODY", body) + f"prediction = {call}\n" + LOSS
+    assert findings(source, ["TFE402", "TFE403"]) == []

@@ -179,6 +179,21 @@ def test_a_sigmoid_an_inherited_method_returns():
     assert fixed(source, TFE404) == source
 
 
+def test_a_sigmoid_a_layer_helper_applies_for_its_caller():
+    source = dedent("""\
+        import tensorflow as tf
+        def layer(x, act=None):
+            if act:
+                return act(tf.matmul(x, w))
+            return tf.matmul(x, w)
+        p = layer(h, act=tf.nn.sigmoid)
+        q = layer(h)
+        loss = -tf.reduce_mean(y * tf.math.log(p) + (1 - y) * tf.math.log(1 - q))
+    """)
+    assert findings(source, TFE404) == [(8, 28, "TFE404")]
+    assert fixed(source, TFE404) == source
+
+
 @pytest.mark.parametrize("argument", ["tf.tanh(h) * 8", "tf.tanh(h) * w", "s + x", "tf.clip_by_value(z, -50.0, 5.0)",
                                       "tf.clip_by_value(z, lo, 5.0)", "s / 0.1", "s / w", "tf.divide(s, w)",
                                       "tf.reduce_sum(s)", "tf.clip_by_value(z, -5.0)", "s / 1e-320", "s * 1" + "0" * 400])

@@ -16,6 +16,7 @@ import libcst as cst
 from .kinds import NUMBER, SCALAR, TENSOR, TENSOR_KINDS
 from .names import COMPREHENSIONS, FUNCTION_LIKE, OTHER, Binding, Resolver, Scope, ScopeTable
 from .reaching import Reaching
+from .returns import Returned
 from .semantics import SemanticModel
 from .tf_api import TFName, shims, tf_name
 from .session_runs import script_runs
@@ -165,11 +166,12 @@ class Context:
         assigns an attribute of that name."""
         return self.semantics.summaries.attribute_value(node, scope or self.scope)
 
-    def returned_value(self, call: cst.Call, scope: Optional[Scope] = None
-                       ) -> Optional[Tuple[cst.BaseExpression, Scope]]:
-        """What the module's own function or method ``call`` calls returns, with its scope
-        (``def probs(): return tf.nn.softmax(x)``), when it has one ``return``."""
-        return self.semantics.summaries.returned_value(call, scope or self.scope)
+    def returned_value(self, call: cst.Call, scope: Optional[Scope] = None) -> Optional[Returned]:
+        """What the module's own function or method ``call`` calls returns given the call's
+        arguments, with its scope (``def probs(): return tf.nn.softmax(x)``), when one ``return``
+        can run; and, when it returns a call of a parameter, what ``call`` passes for it."""
+        return self.semantics.summaries.returned_value(
+            call, scope or self.scope, lambda value, where: self.tf_name(value, where) is not None)
 
     # -- values and modes (the semantic model) ------------------------------------
     def kind(self, expr: cst.BaseExpression) -> Optional[str]:

@@ -48,7 +48,8 @@ def computes(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
     one known value (``self.p``, ``model.p``: ``Context.attribute_value``), a layer whose
     activation is one of ``paths`` (``Dense(10, activation="softmax")(x)``, a layer object
     bound once, ``tf.layers.dense(x, 10, activation=tf.nn.softmax)``), a function of the
-    module that returns the op (``def probs(): return tf.nn.softmax(x)``, ``self.probs()``),
+    module that returns the op (``def probs(): return tf.nn.softmax(x)``, ``self.probs()``) or
+    applies an activation its caller passes (``add_layer(x, 10, activation_function=tf.nn.softmax)``),
     or a parameter to which every call of its function in the module passes one of these.
     Those are found with ``exact`` False: no fix may rewrite them.  Softmax and sigmoid
     activations only."""
@@ -74,9 +75,14 @@ def _held(context, value: cst.BaseExpression, scope, paths, named: bool = True) 
     if _applies(context, value, scope, paths):
         return Produced(value, named, exact=False)
     returned = context.returned_value(value, scope)
-    if returned is not None and isinstance(returned[0], cst.Call) and not has_star_args(returned[0]):
-        if _applies(context, *returned, paths):
-            return Produced(returned[0], True, exact=False)
+    if returned is None:
+        return None
+    if returned.applied is not None:  # ``add_layer(x, 10, activation_function=tf.nn.softmax)``
+        name = context.tf_name(*returned.applied)
+        return Produced(value, named, exact=False) if name is not None and name.path in paths else None
+    if isinstance(returned.value, cst.Call) and not has_star_args(returned.value):
+        if _applies(context, returned.value, returned.scope, paths):
+            return Produced(returned.value, True, exact=False)
     return None
 
 

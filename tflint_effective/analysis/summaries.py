@@ -26,6 +26,7 @@ import libcst as cst
 from .assignments import attribute_targets, instance_uses, self_assignments
 from .docstrings import documented_tensor, imports_other_tensors
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Scope
+from .returns import Returned, live_return
 from .syntax import code_children, is_none
 
 _CONSTANTS = frozenset({"True", "False", "None"})
@@ -67,20 +68,22 @@ class Summaries:
                 return self._method(cls, func.attr.value)
         return None
 
-    def returned_value(self, call: cst.Call, scope: Scope) -> Optional[Tuple[cst.BaseExpression, Scope]]:
-        """The value the module's undecorated function (or method through ``self``) that ``call``
-        calls returns, with the function's scope: its one ``return``, seen through a name
-        assigned once there."""
+    def returned_value(self, call: cst.Call, scope: Scope, is_function=lambda value, scope: False
+                       ) -> Optional[Returned]:
+        """What the module's undecorated function (or method through ``self``) that ``call`` calls
+        returns given the arguments of ``call`` (``returns.live_return``), with the function's scope."""
         function = self.function_called(call.func, scope)
         if function is None or function.decorators or function.asynchronous is not None:
             return None
-        values = list(_returns(function.body))
-        if len(values) != 1 or values[0] is None:
-            return None
-        value, inner = values[0], self.table.scopes[function]
-        if isinstance(value, cst.Name):
-            value = inner.value_once(value.value)
-        return None if value is None else (value, inner)
+        inner = self.table.scopes[function]
+        arguments = {}
+        if not any(arg.star for arg in call.args):
+            for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
+                name = param.name.value
+                value = _argument(call, _position(function, inner, name), name)
+                if value is not None or param.default is not None:
+                    arguments[name] = (value, scope) if value is not None else (param.default, inner.parent)
+        return live_return(function, inner, arguments, is_function)
 
     def _method(self, cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
         """``cls``'s method ``name``: its own, or one it inherits through classes of the module

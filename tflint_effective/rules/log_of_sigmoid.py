@@ -34,7 +34,8 @@ Nor is a log beside ``log_sigmoid`` or a sigmoid cross-entropy of the same logit
 Outputs of layers with a sigmoid activation (``Dense(1, activation="sigmoid")(x)``,
 ``tf.compat.v1.layers.dense(x, 1, activation=tf.sigmoid)``), attributes the class
 assigns once (``self.p``, ``model.p``) and what an undecorated function or method of
-the module returns from its one ``return`` (``self.probs()``, also inherited) count as
+the module returns from its one ``return`` (``self.probs()``, also inherited; or applies as
+the activation its call passes, ``layer(h, act=tf.nn.sigmoid)``, TFE402's cases) count as
 sigmoids, and so does a parameter to which every call of its function in the module passes
 one of these; they are reported without a fix.
 
