@@ -114,6 +114,11 @@ def lint(source):
     # a session per run: what is built per step of it still grows its graph
     (V1 + "for run in range(num_runs):\n    with tf.Session() as sess:\n        for i in range(steps):\n"
           "            sess.run(tf.argmax(y, 1))\n", [(5, 22, "TFE601")]),
+    # a helper that reads a global model (the tutorials' compute_accuracy) builds ops per call
+    (V1 + "def accuracy(v_xs, v_ys):\n    global prediction\n    y_pre = sess.run(prediction, {xs: v_xs})\n"
+          "    return sess.run(tf.reduce_mean(tf.cast(tf.equal(tf.argmax(y_pre, 1), v_ys), tf.float32)))\n"
+          "sess = tf.Session()\nfor i in range(steps):\n    sess.run(train)\n    if i % 50 == 0:\n"
+          "        print(accuracy(x_test, y_test))\n", [(10, 15, "TFE601")]),
     # a session per iteration that runs no loop of steps: the loop goes over steps
     (V1 + "for i in range(steps):\n    with tf.Session() as sess:\n        sess.run(tf.argmax(y, 1))\n",
      [(4, 18, "TFE601")]),
@@ -197,6 +202,8 @@ def test_findings(source, expected):
          "for i in range(steps):\n    reset_graph()\n    y = tf.constant(i)\n"
          "    with tf.Session() as sess:\n        sess.run(y)\n",
     V1 + "_op = None\ndef op():\n    global _op\n    if _op is None:\n        _op = tf.identity(x)\n    return _op\n"
+         "sess = tf.Session()\nfor i in range(steps):\n    sess.run(op())\n",
+    V1 + "_op = None\ndef op():\n    global _op\n    _op = _op or tf.identity(x)\n    return _op\n"
          "sess = tf.Session()\nfor i in range(steps):\n    sess.run(op())\n",
     # one op per graph element (built once each), the loop's else, Estimator.train in a loop
     SESSION + "    for v in tf.trainable_variables():\n        sess.run(v.assign(tf.zeros_like(v)))\n",

@@ -14,7 +14,7 @@ import libcst as cst
 from .kinds import returns_tensor
 from .loops import literal_int
 from .names import FUNCTION_LIKE, OTHER, Assigned, Scope
-from .syntax import bindings_in, call_arg, code_children
+from .syntax import assigns_outer_name, bindings_in, call_arg, code_children
 from .tf_api import (ITERATOR_FACTORIES, OP_BUILDER_PREFIXES, OP_BUILDERS, SESSIONS, VARIABLES, TFName,
                      tf_name)
 
@@ -262,13 +262,13 @@ class SessionLoops:
 
     def function_builds(self, function: cst.FunctionDef, depth: int) -> bool:
         """Every call of ``function`` builds ops: some op is built outside any ``if``, ``try``
-        handler or fresh graph, and no ``if`` returns early (a cached op)."""
+        handler or fresh graph, no ``if`` returns early and no global name is assigned (a cached op)."""
         key = id(function)
         if key not in self._builds:
             self._builds[key] = False  # recursion
             scope = self.scope_of(function)
-            self._builds[key] = not any(
-                isinstance(node, (cst.Global, cst.Nonlocal)) or isinstance(node, cst.If) and any(
+            self._builds[key] = not assigns_outer_name(function) and not any(
+                isinstance(node, cst.If) and any(
                     isinstance(n, (cst.Return, cst.Raise)) for n in walk(node)) for node in walk(function.body)
             ) and any(isinstance(node, cst.Call) and self.builds_ops(node, scope, depth)
                       for node in unconditional(function.body, self, scope))

@@ -128,6 +128,7 @@ def has_star_args(call: cst.Call) -> bool:
 # ``isinstance`` of a libcst class goes through ``ABCMeta``.
 _JUMP_TYPES = frozenset(JUMPS)
 _SEQUENCES = frozenset({cst.Tuple, cst.List})
+_NESTED = frozenset({cst.FunctionDef, cst.ClassDef, cst.Lambda})  # their bodies run apart
 
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -224,6 +225,19 @@ def bindings_in(statements: Iterable[cst.CSTNode]) -> Iterator[Tuple[str, cst.CS
         final = getattr(stmt, "finalbody", None)
         if final is not None:
             yield from bindings_in(final.body.body)
+
+
+def assigns_outer_name(function: cst.FunctionDef) -> bool:
+    """``function`` assigns a name it declares ``global`` or ``nonlocal`` (``global _op``, then
+    ``_op = ...``: it may keep what it built once); ``global prediction`` only read is not."""
+    declared, stack = set(), [function.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Global or type(node) is cst.Nonlocal:
+            declared.update(item.name.value for item in node.names)
+        stack.extend(child for child in code_children(node) if type(child) not in _NESTED)
+    body = function.body.body if type(function.body) is cst.IndentedBlock else [function.body]
+    return bool(declared) and any(name in declared for name, _ in bindings_in(body))
 
 
 def _small_bindings(small: cst.BaseSmallStatement) -> Iterator[Tuple[str, cst.CSTNode]]:

@@ -35,7 +35,8 @@ remainder that never comes: ``step % 10 == 450``), in an except handler, in a
 fresh ``tf.Graph()`` (``as_default()``, or a session given one), or in a loop
 that calls ``tf.reset_default_graph()`` (directly or through a module-local
 function) are not reported, nor are calls of module-local
-functions that build ops only sometimes (cached ops), nor loops whose literal
+functions that build ops only sometimes (cached ops: an ``if`` that returns early, a ``global``
+name the function assigns; one it only reads, ``global prediction``, caches nothing), nor loops whose literal
 counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(1, steps + 1)`` with ``steps = 1``,
 ``range(len(files))`` with ``files`` a list literal, ``np.array([a, b])``, ``enumerate(range(5))`` (also
