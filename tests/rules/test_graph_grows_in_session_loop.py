@@ -119,6 +119,13 @@ def lint(source):
           "    return sess.run(tf.reduce_mean(tf.cast(tf.equal(tf.argmax(y_pre, 1), v_ys), tf.float32)))\n"
           "sess = tf.Session()\nfor i in range(steps):\n    sess.run(train)\n    if i % 50 == 0:\n"
           "        print(accuracy(x_test, y_test))\n", [(10, 15, "TFE601")]),
+    # ops on a batch sliced out of data by the counter: the slice picks no graph element
+    (SESSION + "    for j in range(n):\n        y_batch = data[j * size:(j + 1) * size]\n"
+               "        sess.run(tf.argmax(y_batch, 1))\n", [(6, 18, "TFE601")]),
+    # ``.eval()`` of a name each binding of which is an op: a tensor (assigned in two loops)
+    (SESSION + "    for i in range(steps):\n        acc = tf.reduce_mean(x)\n        print(acc.eval({x: a}))\n"
+               "    for i in range(steps):\n        acc = tf.reduce_mean(x)\n        print(acc.eval({x: b}))\n",
+     [(5, 15, "TFE601"), (8, 15, "TFE601")]),
     # a session per iteration that runs no loop of steps: the loop goes over steps
     (V1 + "for i in range(steps):\n    with tf.Session() as sess:\n        sess.run(tf.argmax(y, 1))\n",
      [(4, 18, "TFE601")]),
@@ -136,6 +143,7 @@ def test_findings(source, expected):
     V1 + "def f(sess):\n    for i in range(steps):\n        sess.run(tf.identity(x))\n",
     V1 + "class T:\n    def fit(self):\n        for i in range(steps):\n            self.sess.run(tf.identity(x))\n",
     V1 + "sess = tf.Session()\nsess = make_session()\nfor i in range(steps):\n    sess.run(tf.identity(x))\n",
+    V1 + "for i in range(steps):\n    acc = tf.reduce_mean(x)\n    acc = acc_of(x)\n    print(acc.eval())\n",
     # protos, logging, run options
     SESSION + "    for i in range(steps):\n"
               "        s = tf.Summary(value=[tf.Summary.Value(tag='a', simple_value=1.0)])\n"

@@ -12,8 +12,8 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 import libcst as cst
 
 from .kinds import returns_tensor
-from .loops import literal_int
 from .names import FUNCTION_LIKE, OTHER, Assigned, Scope
+from .periodic import never_true, periodic
 from .syntax import assigns_outer_name, bindings_in, call_arg, code_children
 from .tf_api import (ITERATOR_FACTORIES, OP_BUILDER_PREFIXES, OP_BUILDERS, SESSIONS, VARIABLES, TFName,
                      tf_name)
@@ -75,6 +75,15 @@ class SessionLoops:
         if len(bindings) == 1 and isinstance(bindings[0], Assigned):
             return bindings[0].value, bindings[0].scope
         return None, scope
+
+    def values(self, expr: cst.BaseExpression, scope: Scope) -> List[Tuple[Optional[cst.BaseExpression], Scope]]:
+        """``[value(expr)]``, or the values of a name every binding of which is an assignment
+        (``accuracy = tf.reduce_mean(...)`` in two loops)."""
+        owner = self.context.owner(expr.value, scope) if isinstance(expr, cst.Name) else None
+        bindings = owner.bindings[expr.value] if owner is not None else ()
+        if len(bindings) > 1 and all(isinstance(binding, Assigned) for binding in bindings):
+            return [(binding.value, binding.scope) for binding in bindings]
+        return [self.value(expr, scope)]
 
     def called_api(self, expr: cst.BaseExpression, scope: Scope) -> Optional[TFName]:
         value, scope = self.value(expr, scope)
@@ -152,15 +161,19 @@ class SessionLoops:
         if _self_attribute(receiver) and scope.parent is not None and scope.parent.is_class and \
                 receiver.attr.value in self.session_attributes(scope.parent.node):
             return True
-        value, value_scope = self.value(receiver, scope)  # also ``self.loss = tf.reduce_mean(...)``
+        values = self.values(receiver, scope)  # also ``self.loss = tf.reduce_mean(...)``
+        return all(self._runs_graph(func.attr.value, value, where) for value, where in values)
+
+    def _runs_graph(self, method: str, value: Optional[cst.BaseExpression], value_scope: Scope) -> bool:
+        """``.run()`` / ``.eval()`` (``method``) of ``value`` runs a graph."""
         if not isinstance(value, cst.Call):
             return False
         name = self.api(value.func, value_scope)
         if name is None:  # train_op = optimizer.minimize(loss); train_op.run()
-            return func.attr.value == "run" and self._optimizer_step(value, value_scope)
+            return method == "run" and self._optimizer_step(value, value_scope)
         if name.path in SESSIONS:
             return True
-        if func.attr.value == "eval":
+        if method == "eval":
             return returns_tensor(name) or name.path in VARIABLES
         return name.path in OP_BUILDERS and not returns_tensor(name)
 
@@ -348,7 +361,7 @@ def blocks(node: cst.CSTNode, child: cst.CSTNode, loops: SessionLoops, scope: Sc
     """``child`` of ``node`` runs only sometimes, or in a fresh graph."""
     kind = type(node)  # concrete classes
     if kind is cst.If:
-        return child is not node.test and (not periodic(node.test) or _never_true(loops.context, node.test))
+        return child is not node.test and (not periodic(node.test) or never_true(loops.context, node.test))
     if kind is cst.IfExp:
         return child is not node.test
     if kind is cst.BooleanOperation:
@@ -357,40 +370,3 @@ def blocks(node: cst.CSTNode, child: cst.CSTNode, loops: SessionLoops, scope: Sc
         return child is node.body and loops.fresh_graph(node, scope)
     return kind is cst.ExceptHandler or kind is cst.Try and any(
         child is handler for handler in node.handlers)
-
-
-def periodic(test: cst.BaseExpression) -> bool:
-    """``step % n == 0`` (or ``not step % n``): a branch taken again and again."""
-    return _modulo(test) is not None
-
-
-def _modulo(test: cst.BaseExpression) -> Optional[cst.BinaryOperation]:
-    """The ``step % n`` a periodic test is made of, else None."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        test = test.expression
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        test = test.left
-    return test if isinstance(test, cst.BinaryOperation) and isinstance(test.operator, cst.Modulo) else None
-
-
-def _never_true(context, test: cst.BaseExpression) -> bool:
-    """``step % n == k`` with ``k`` outside ``0 .. n - 1`` (``n`` and ``k`` spelled out): the
-    remainder never gets there, so the branch never runs."""
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
-        return False
-    comparison = test.comparisons[0]
-    n, k = literal_int(context, test.left.right), literal_int(context, comparison.comparator)
-    return type(comparison.operator) is cst.Equal and n is not None and k is not None and n > 0 and not 0 <= k < n
-
-
-def period(context, test: cst.BaseExpression) -> Optional[Tuple[str, int]]:
-    """``(step, n)`` for a periodic test of a counter (``step % n == 0``, ``(step + 1) % n == 0``)
-    with ``n`` spelled out: taken at most once in ``n`` consecutive values of ``step``."""
-    modulo = _modulo(test)
-    if modulo is None:
-        return None
-    counter, n = modulo.left, literal_int(context, modulo.right)
-    if isinstance(counter, cst.BinaryOperation) and isinstance(counter.operator, (cst.Add, cst.Subtract)) \
-            and isinstance(counter.right, cst.Integer):
-        counter = counter.left
-    return (counter.value, n) if isinstance(counter, cst.Name) and n is not None and n > 0 else None

@@ -22,8 +22,8 @@ Fix safety: none offered; moving the op out of the loop changes what it reads
 Known problems: a loop counts when it runs ``.run`` / ``.eval`` on a name
 every binding of which is a session (``with tf.Session() as sess``,
 ``sess = tf.Session()``), on ``self.<attr>`` that the class only ever assigns
-a session, on a tensor, variable or op bound once (also ``self.loss`` that the class assigns once),
-or when it calls a module-local function or a method of the module's own class that does;
+a session, on a tensor, variable or op bound once or by assignments each of which gives one
+(also ``self.loss`` that the class assigns once), or when it calls a module-local function or a method of the module's own class that does;
 sessions passed as parameters are not seen.
 Calls of module-local functions, and of methods of the module's own classes through ``self`` or a
 name bound once to an instance (``agent = Agent()``, then ``agent.copy_parameters()``; also
@@ -49,7 +49,8 @@ no ``continue``:
 a model per ensemble member, a few test batches, a few checkpoints, one pass): a
 bounded handful of copies.  An op that reads what the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
-(``variables[i].assign(...)``); a loop that builds some op from its elements
+(``variables[i].assign(...)``; slicing a batch out of data, ``data[j * size:(j + 1) * size]``, is no
+indexing); a loop that builds some op from its elements
 (``for lr in rates: opt(lr).minimize(loss)``) builds a model per element on
 purpose and is not reported at all, nor is a loop each iteration of which opens a session of its
 own and runs a loop of steps in it (``for run in range(num_runs): ...; with tf.Session() as sess:
@@ -67,7 +68,8 @@ import libcst as cst
 
 from ..analysis.counted_while import while_count
 from ..analysis.loops import body_statements, bound_names, is_builtin, literal_count, range_arguments
-from ..analysis.session_loops import NESTED, SessionLoops, blocks, period, statements, walk
+from ..analysis.periodic import period
+from ..analysis.session_loops import NESTED, SessionLoops, blocks, statements, walk
 from ..analysis.syntax import bindings_in, call_arg, code_children
 from ..rule import INFO, WARNING, Rule, per_mode
 
@@ -273,7 +275,8 @@ def _fetches(call: cst.Call) -> cst.CSTNode:
 
 
 def _reads(tree: cst.CSTNode):
-    """(name, read inside a subscript's index) for every name read in ``tree``."""
+    """(name, read inside a subscript's index) for every name read in ``tree``.  The bounds of a
+    slice (``data[j * size:(j + 1) * size]``) cut a batch out of data: they select no graph element."""
     found, stack = set(), [(tree, False)]
     while stack:
         node, indexing = stack.pop()
@@ -283,7 +286,7 @@ def _reads(tree: cst.CSTNode):
             stack.append((node.value, indexing))
         elif isinstance(node, cst.Subscript):
             stack.append((node.value, indexing))
-            stack.extend((element, True) for element in node.slice)
+            stack.extend((element, indexing or type(element.slice) is not cst.Slice) for element in node.slice)
         else:
             stack.extend((child, indexing) for child in code_children(node))
     return found
