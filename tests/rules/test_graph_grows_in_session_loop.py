@@ -126,6 +126,10 @@ def lint(source):
     (SESSION + "    for i in range(steps):\n        acc = tf.reduce_mean(x)\n        print(acc.eval({x: a}))\n"
                "    for i in range(steps):\n        acc = tf.reduce_mean(x)\n        print(acc.eval({x: b}))\n",
      [(5, 15, "TFE601"), (8, 15, "TFE601")]),
+    # ``op.run(feed)`` is given a feed dict, not fetches: what it feeds varies and builds nothing
+    (SESSION + "    train = tf.train.AdamOptimizer().minimize(x)\n    for i in range(steps):\n"
+               "        batch = data[i]\n        train.run({x: batch})\n        print(tf.reduce_mean(x).eval({x: batch}))\n",
+     [(8, 15, "TFE601")]),
     # a session per iteration that runs no loop of steps: the loop goes over steps
     (V1 + "for i in range(steps):\n    with tf.Session() as sess:\n        sess.run(tf.argmax(y, 1))\n",
      [(4, 18, "TFE601")]),

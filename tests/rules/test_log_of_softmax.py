@@ -288,6 +288,10 @@ class Base:
     ("class Child(Base):\n    def log_p(self, x):\n        return tf.math.log(self.probs(x))\n", 10, 16),
     ("class Child(Base):\n    pass\nclass Grandchild(Child):\n    def log_p(self, x):\n"
      "        return tf.math.log(self.probs(x))\n", 12, 16),
+    # a helper returning another helper's softmax, a method returning the attribute it sets
+    ("def chained(x):\n    return probs(x)\ny = tf.math.log(chained(x))\n", 10, 5),
+    ("class Net:\n    def net(self, x):\n        self.out = tf.nn.softmax(x)\n        return self.out\n"
+     "    def loss(self, x):\n        self.p = self.net(x)\n        return tf.math.log(self.p)\n", 14, 16),
 ])
 def test_a_softmax_a_function_of_the_module_returns(use, line, column):
     source = HELPERS + use

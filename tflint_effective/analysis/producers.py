@@ -62,9 +62,9 @@ def computes(context, expr: cst.BaseExpression, paths) -> Optional[Produced]:
     return _held(context, value, context.scope, paths, named)
 
 
-def _held(context, value: cst.BaseExpression, scope, paths, named: bool = True) -> Optional[Produced]:
+def _held(context, value: cst.BaseExpression, scope, paths, named: bool = True, depth: int = 3) -> Optional[Produced]:
     """``value``, read in ``scope`` (not only here), is an attribute, a layer's output or a call of
-    a function of the module that holds one of ``paths``."""
+    a function of the module that holds one of ``paths`` (what it returns followed ``depth`` times)."""
     if isinstance(value, cst.Attribute):
         held = context.attribute_value(value, scope)
         if held is None:
@@ -80,9 +80,8 @@ def _held(context, value: cst.BaseExpression, scope, paths, named: bool = True) 
     if returned.applied is not None:  # ``add_layer(x, 10, activation_function=tf.nn.softmax)``
         name = context.tf_name(*returned.applied)
         return Produced(value, named, exact=False) if name is not None and name.path in paths else None
-    if isinstance(returned.value, cst.Call) and not has_star_args(returned.value):
-        if _applies(context, returned.value, returned.scope, paths):
-            return Produced(returned.value, True, exact=False)
+    if depth and isinstance(returned.value, (cst.Attribute, cst.Call)):  # ``return self.out_layer``, another helper
+        return _held(context, returned.value, returned.scope, paths, True, depth - 1)
     return None
 
 

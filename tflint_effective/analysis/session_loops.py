@@ -129,7 +129,7 @@ class SessionLoops:
                         for target in getattr(node, "targets", ()) if isinstance(node, cst.Assign) else ():
                             if _self_attribute(target.target):
                                 flags.setdefault(target.target.attr.value, []).append(
-                                    len(node.targets) == 1 and self._is_session(node.value, scope))
+                                    len(node.targets) == 1 and self.is_session(node.value, scope))
             self._sessions[id(cls)] = {name for name, each in flags.items() if all(each)}
         return self._sessions[id(cls)]
 
@@ -142,9 +142,9 @@ class SessionLoops:
                       and item.asname.name.value == name]
         else:
             return False
-        return len(values) == 1 and self._is_session(values[0], scope)
+        return len(values) == 1 and self.is_session(values[0], scope)
 
-    def _is_session(self, expr: cst.BaseExpression, scope: Scope, kinds=SESSIONS) -> bool:
+    def is_session(self, expr: cst.BaseExpression, scope: Scope, kinds=SESSIONS) -> bool:
         name = self.api(expr.func, scope) if isinstance(expr, cst.Call) else None
         return name is not None and name.path in kinds
 
@@ -203,10 +203,10 @@ class SessionLoops:
         ``with tf.Session() as sess:`` or ``sess = tf.Session()`` among its statements."""
         for statement in statements(block):
             kind = type(statement)
-            if kind is cst.With and any(self._is_session(item.item, scope, NEW_SESSIONS) for item in statement.items):
+            if kind is cst.With and any(self.is_session(item.item, scope, NEW_SESSIONS) for item in statement.items):
                 return True
             if kind is cst.SimpleStatementLine and any(
-                    type(small) is cst.Assign and self._is_session(small.value, scope, NEW_SESSIONS)
+                    type(small) is cst.Assign and self.is_session(small.value, scope, NEW_SESSIONS)
                     for small in statement.body):
                 return True
             if kind in (cst.With, cst.Try) and self._opens_session(statement, scope):

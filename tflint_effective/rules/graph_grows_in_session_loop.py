@@ -213,7 +213,7 @@ class GraphGrowsInSessionLoop(Rule):
 
     def _fetched_names(self, call, scope):
         """Names a session call's fetches read, outside the ops they build (reported themselves)."""
-        stack = [_fetches(call)]
+        stack = [_fetches(call, self.loops, scope)]
         while stack:
             node = stack.pop()
             if type(node) is cst.Name:
@@ -267,11 +267,15 @@ def _varying(chain):
     return names
 
 
-def _fetches(call: cst.Call) -> cst.CSTNode:
+def _fetches(call: cst.Call, loops, scope) -> cst.CSTNode:
     """What a session call runs: ``sess.run(fetches, ...)``'s first argument, else the receiver
-    (``tensor.eval()``, ``op.run()``)."""
-    fetches = call_arg(call, 0, "fetches") if call.func.attr.value == "run" else None
-    return fetches.value if fetches is not None else call.func.value
+    (``tensor.eval(feed)``, ``op.run(feed)``: what an op or a tensor is first given is a feed dict)."""
+    receiver = call.func.value
+    if call.func.attr.value == "run" and not all(isinstance(value, cst.Call) and not loops.is_session(value, where)
+                                                 for value, where in loops.values(receiver, scope)):
+        fetches = call_arg(call, 0, "fetches")
+        return fetches.value if fetches is not None else receiver
+    return receiver
 
 
 def _reads(tree: cst.CSTNode):

@@ -28,7 +28,8 @@ in an attribute the class assigns once (``self.p``, or ``model.p`` for
 ``model = Model(...)`` of a class of the module), and in what an undecorated function
 or method of the module returns from its one ``return`` (``probs(x)``, ``self.probs()``,
 also inherited from a class of the module; the one left once the call's arguments decide the
-function's tests of a parameter against None), also when that return applies an activation
+function's tests of a parameter against None; through an attribute it returns, ``return self.out``, or
+another such function, up to three deep), also when that return applies an activation
 the call passes (``add_layer(x, 784, 10, activation_function=tf.nn.softmax)`` returning
 ``activation_function(Wx_plus_b)``), and in a parameter to which every call of its
 function in the module passes one of these (``def xent(p, y)`` called as
