@@ -130,6 +130,9 @@ def lint(source):
     (SESSION + "    train = tf.train.AdamOptimizer().minimize(x)\n    for i in range(steps):\n"
                "        batch = data[i]\n        train.run({x: batch})\n        print(tf.reduce_mean(x).eval({x: batch}))\n",
      [(8, 15, "TFE601")]),
+    # a fetch bound in the loop to an ``assign`` of another module's variable is an op, not a model
+    (SESSION + "    for e in range(epochs):\n        sess.run(tf.assign(lr, 0.1 * 0.9 ** e))\n"
+               "        step_op = model.epoch.assign(e)\n        sess.run(step_op)\n", [(5, 18, "TFE601")]),
     # a session per iteration that runs no loop of steps: the loop goes over steps
     (V1 + "for i in range(steps):\n    with tf.Session() as sess:\n        sess.run(tf.argmax(y, 1))\n",
      [(4, 18, "TFE601")]),

@@ -69,7 +69,7 @@ import libcst as cst
 from ..analysis.counted_while import while_count
 from ..analysis.loops import body_statements, bound_names, is_builtin, literal_count, range_arguments
 from ..analysis.periodic import period
-from ..analysis.session_loops import NESTED, SessionLoops, blocks, statements, walk
+from ..analysis.session_loops import NESTED, VARIABLE_METHODS, SessionLoops, blocks, statements, walk
 from ..analysis.syntax import bindings_in, call_arg, code_children
 from ..rule import INFO, WARNING, Rule, per_mode
 
@@ -201,8 +201,8 @@ class GraphGrowsInSessionLoop(Rule):
         if id(loop) not in self.per_element:
             bindings = bindings_in(statements(loop))
             varying = _varying([loop])
-            built = {name for name, node in bindings if isinstance(node, cst.Assign)
-                     and type(node.value) is cst.Call and self.loops.builds_ops(node.value, scope)}
+            built = {name for name, node in bindings if isinstance(node, cst.Assign) and type(node.value) is cst.Call
+                     and (self.loops.builds_ops(node.value, scope) or _assigns(node.value))}
             self.per_element[id(loop)] = any(
                 type(node) is cst.Call and (
                     self.loops.builds_ops(node, scope) and not self._same_each_step(node, [loop], scope)
@@ -265,6 +265,11 @@ def _varying(chain):
         names |= {name for name, _ in bindings_in(statements(loop))}
         names |= bound_names(loop.target) if isinstance(loop, cst.For) else set()
     return names
+
+
+def _assigns(call: cst.Call) -> bool:
+    """``anything.assign(...)`` (``_add``, ``_sub``): an op, whatever its variable (``model.epoch_pointer``)."""
+    return type(call.func) is cst.Attribute and call.func.attr.value in VARIABLE_METHODS
 
 
 def _fetches(call: cst.Call, loops, scope) -> cst.CSTNode:
