@@ -51,7 +51,8 @@ bounded handful of copies.  An op that reads what the loop varies is reported on
 (``range``, ``while``, file lists), and not when it indexes with them
 (``variables[i].assign(...)``; slicing a batch out of data, ``data[j * size:(j + 1) * size]``, is no
 indexing); a loop that builds some op from its elements
-(``for lr in rates: opt(lr).minimize(loss)``) builds a model per element on
+(``for lr in rates: opt(lr).minimize(loss)``), or runs something it binds otherwise than by an op or an
+``assign`` (``model = Model(config)``, then ``sess.run(model.train_op)``), builds a model per element on
 purpose and is not reported at all, nor is a loop each iteration of which opens a session of its
 own and runs a loop of steps in it (``for run in range(num_runs): ...; with tf.Session() as sess:
 for step in ...``): it goes over training runs, models or folds, not over the steps of one
