@@ -23,8 +23,8 @@ Known problems: a loop counts when it runs ``.run`` / ``.eval`` on a name
 every binding of which is a session (``with tf.Session() as sess``,
 ``sess = tf.Session()``), on ``self.<attr>`` that the class only ever assigns
 a session, on a tensor, variable or op bound once or by assignments each of which gives one
-(also ``self.loss`` that the class assigns once), or when it calls a module-local function or a method of the module's own class that does;
-sessions passed as parameters are not seen.
+(also ``self.loss`` that the class assigns once), or when it calls a module-local function or a
+method of the module's own class that does; sessions passed as parameters are not seen.
 Calls of module-local functions, and of methods of the module's own classes through ``self`` or a
 name bound once to an instance (``agent = Agent()``, then ``agent.copy_parameters()``; also
 inherited), count as building ops when every call of theirs builds one, up to three calls deep.
@@ -36,8 +36,8 @@ fresh ``tf.Graph()`` (``as_default()``, or a session given one), or in a loop
 that calls ``tf.reset_default_graph()`` (directly or through a module-local
 function) are not reported, nor are calls of module-local
 functions that build ops only sometimes (cached ops: an ``if`` that returns early, a ``global``
-name the function assigns; one it only reads, ``global prediction``, caches nothing), nor loops whose literal
-counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
+name the function assigns; one it only reads, ``global prediction``, caches nothing), nor loops
+whose literal counts allow at most 15 iterations in all (``for i in range(5)``, Python 2's
 ``xrange(EPOCHS)`` with ``EPOCHS = 5``, ``range(1, steps + 1)`` with ``steps = 1``,
 ``range(len(files))`` with ``files`` a list literal, ``np.array([a, b])``, ``enumerate(range(5))`` (also
 ``reversed``, ``zip``), ``while n < 3`` with ``n = 0`` just before it and one ``n += 1`` at the top of its body
@@ -277,11 +277,10 @@ def _fetches(call: cst.Call, loops, scope) -> cst.CSTNode:
     """What a session call runs: ``sess.run(fetches, ...)``'s first argument, else the receiver
     (``tensor.eval(feed)``, ``op.run(feed)``: what an op or a tensor is first given is a feed dict)."""
     receiver = call.func.value
-    if call.func.attr.value == "run" and not all(isinstance(value, cst.Call) and not loops.is_session(value, where)
-                                                 for value, where in loops.values(receiver, scope)):
-        fetches = call_arg(call, 0, "fetches")
-        return fetches.value if fetches is not None else receiver
-    return receiver
+    an_op = all(isinstance(value, cst.Call) and not loops.is_session(value, where)
+                for value, where in loops.values(receiver, scope))
+    fetches = call_arg(call, 0, "fetches") if call.func.attr.value == "run" and not an_op else None
+    return fetches.value if fetches is not None else receiver
 
 
 def _reads(tree: cst.CSTNode):

@@ -28,8 +28,8 @@ in an attribute the class assigns once (``self.p``, or ``model.p`` for
 ``model = Model(...)`` of a class of the module), and in what an undecorated function
 or method of the module returns from its one ``return`` (``probs(x)``, ``self.probs()``,
 also inherited from a class of the module; the one left once the call's arguments decide the
-function's tests of a parameter against None; through an attribute it returns, ``return self.out``, or
-another such function, up to three deep), also when that return applies an activation
+function's tests of a parameter against None; through an attribute it returns, ``return
+self.out``, or another such function, up to three deep), also when that return applies an activation
 the call passes (``add_layer(x, 784, 10, activation_function=tf.nn.softmax)`` returning
 ``activation_function(Wx_plus_b)``), and in a parameter to which every call of its
 function in the module passes one of these (``def xent(p, y)`` called as
@@ -61,7 +61,8 @@ Known problems: a softmax reached through a name assigned in another scope, or
 more than once where an assignment may not run or runs in a loop, is not seen (one
 assigned several times in code that runs in order, ``y = tf.nn.softmax(y)``, is
 followed to the assignment before the log), nor one returned by a helper with
-several ``return`` statements the call's arguments leave, or of another module, nor the last layer of a ``Sequential`` model.  The
+several ``return`` statements the call's arguments leave, or of another module, nor the last
+layer of a ``Sequential`` model.  The
 log factor of a hand-written cross-entropy is reported by TFE403 instead.  A fix
 through a name re-reads the softmax arguments at the log: a ``tf.Variable``
 assigned in between (``v.assign(...)``) is not detected.
