@@ -6697,6 +6697,45 @@ UNITS = [
          "6fa5b20918c288215c061a1a3d497513ef67da43", "tf1", "some", notebooks=True),
     Unit("ludwigschubert+cs224n-project", "github", "ludwigschubert/cs224n-project",
          "d68e699ed5e06620389044041f6aa7c9bae6fb79", "tf1", "some", notebooks=True),
+    # --- added in round 110 (fresh held-out code, the final rules) ---
+    Unit("Jiaozrr+TensorFlow_exercises", "github", "Jiaozrr/TensorFlow_exercises",
+         "db7b08cba64495a270217f62c5b1c88f21a33285", "tf1", "no"),
+    Unit("Hao-Gong+tf_learning", "github", "Hao-Gong/tf_learning",
+         "da789ad37f9cde5c63136d3baf86f22265bf6733", "tf1", "no"),
+    Unit("chenzhen2018+tf_learning", "github", "chenzhen2018/tf_learning",
+         "8244bf49efe8b8dba410e4569b209ccb14fd931d", "tf2", "some"),
+    Unit("youthliuxi+tf_learn", "github", "youthliuxi/tf_learn",
+         "617c26a72b4d8f95280723eda97d99a0e2b8bfbf", "tf1", "no"),
+    Unit("neilliang90+DeepLearning-Tensorflow", "github", "neilliang90/DeepLearning-Tensorflow",
+         "213be49273a43ee2636789235b33331cce49736e", "tf1", "some", notebooks=True),
+    Unit("tickleliu+tf_learn", "github", "tickleliu/tf_learn",
+         "88c295eb0ed08f72abd2a3048a84f66a29d75162", "tf1", "no"),
+    Unit("tjkfly+TF_Learn", "github", "tjkfly/TF_Learn",
+         "9caf5d6af9f0814bc2df904d9c9595bfc345eefb", "tf2", "no", notebooks=True),
+    Unit("weigang75+tf_learning", "github", "weigang75/tf_learning",
+         "4fcf51bf9fed0f548549d5723d4412b3c55a911c", "tf1", "no", notebooks=True),
+    Unit("LZhenSheng+DeepLearning-Tensorflow", "github", "LZhenSheng/DeepLearning-Tensorflow",
+         "c1d92583eec27395f6078e7016461abbd7d9fcbb", "tf1", "no"),
+    Unit("ckml+tf_learn", "github", "ckml/tf_learn",
+         "d9298dfca92dc7cdf9525d956e7d1e2f451671d7", "mixed", "some"),
+    Unit("ChanghaoL+tf_learning", "github", "ChanghaoL/tf_learning",
+         "2583544bae34735aaaa42532736c9ed7b5abad59", "tf2", "no"),
+    Unit("xiongfang+tf_learn", "github", "xiongfang/tf_learn",
+         "da584c3b07c70065033840afab85c94fef620b53", "mixed", "no"),
+    Unit("zzdxfei+tf_learn", "github", "zzdxfei/tf_learn",
+         "024bc684e50fe553e10e6afca55de72dd11c94f6", "tf1", "some"),
+    Unit("FirminSun+tf_learning", "github", "FirminSun/tf_learning",
+         "0bb6830654b851156b114aacf90b74212757fec6", "tf1", "no", notebooks=True),
+    Unit("TheSuguser+Tensorflow_exercises", "github", "TheSuguser/Tensorflow_exercises",
+         "f1ddc90af43e9bf30b0397ce07cfff2809b53ee8", "tf1", "no"),
+    Unit("dythebs+tf_learning", "github", "dythebs/tf_learning",
+         "a43c32dee6eb0cd59eaffb1067e73f51164d2aff", "tf1", "no"),
+    Unit("Jaschenn+TF_learning", "github", "Jaschenn/TF_learning",
+         "eaaa080f37e32993b080a84190acbf9fff55d3b5", "tf1", "no"),
+    Unit("jason71995+tf_learning", "github", "jason71995/tf_learning",
+         "f175c7488d9a393ad148218749d94c66fb909796", "tf2", "no"),
+    Unit("hzlzldr+TF_Learning", "github", "hzlzldr/TF_Learning",
+         "97173ed3bbb02fceb558367d9de547537ec7f136", "tf1", "no"),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -6833,4 +6872,5 @@ ROUND105 = frozenset(unit.name for unit in UNITS[3247:3256])
 ROUND106 = frozenset(unit.name for unit in UNITS[3256:3279])
 ROUND107 = frozenset(unit.name for unit in UNITS[3279:3307])
 ROUND108 = frozenset(unit.name for unit in UNITS[3307:3325])
-ROUND109 = frozenset(unit.name for unit in UNITS[3325:])
+ROUND109 = frozenset(unit.name for unit in UNITS[3325:3333])
+ROUND110 = frozenset(unit.name for unit in UNITS[3333:])
