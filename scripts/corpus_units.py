@@ -6736,6 +6736,35 @@ UNITS = [
          "f175c7488d9a393ad148218749d94c66fb909796", "tf2", "no"),
     Unit("hzlzldr+TF_Learning", "github", "hzlzldr/TF_Learning",
          "97173ed3bbb02fceb558367d9de547537ec7f136", "tf1", "no"),
+    # --- added in round 111 (fresh held-out code, the final rules) ---
+    Unit("ContigoAI+tf1-phase-aware-speech-enhancement", "github", "ContigoAI/tf1-phase-aware-speech-enhancement",
+         "8f53546eb7be49ee6d7586f13a70b279d193eb08", "mixed", "no"),
+    Unit("afternoonzhou+DL-Tensorflow", "github", "afternoonzhou/DL-Tensorflow",
+         "9e674ce1619cf49ba18ab2a6dea27777c6b268f9", "tf1", "no"),
+    Unit("SevenXue+DL-TensorFlow", "github", "SevenXue/DL-TensorFlow",
+         "8e3d015c7beef90cdfec85d22e90dbb1b3e7ef3c", "tf1", "no"),
+    Unit("arunshenoy99+dl-tensorflow", "github", "arunshenoy99/dl-tensorflow",
+         "cc3b9b1930fe620314fa37a0db0e8e25e0a6bf52", "mixed", "some"),
+    Unit("Kareus+tf1-yolov3", "github", "Kareus/tf1-yolov3",
+         "2603d26977ba3825e14142c3e24b27ea00d32d11", "mixed", "no"),
+    Unit("Gruning+DL-TensorFlow", "github", "Gruning/DL-TensorFlow",
+         "176685ae05c745e1d25015570eea8470b6d63f2b", "tf1", "some"),
+    Unit("manofmountain+Tensorflow-learning-notes", "github", "manofmountain/Tensorflow-learning-notes",
+         "1f5133d85884b714c11252f5ddd5c40305bb9e8d", "tf1", "some", notebooks=True),
+    Unit("ngocphucck+tf-tutorial", "github", "ngocphucck/tf-tutorial",
+         "3f96755a671d77b3a1addaefe7e596a7b991775f", "tf2", "no"),
+    Unit("TrickyGo+Dive-into-DL-TensorFlow2.0", "github", "TrickyGo/Dive-into-DL-TensorFlow2.0",
+         "a7def73ca17de81e5af855dee9b609eca487eb00", "tf2", "no", notebooks=True),
+    Unit("emphoeller+tensorflow-homework", "github", "emphoeller/tensorflow-homework",
+         "3917d4e261cdd416addd29e168f51978dd749982", "tf2", "no", notebooks=True),
+    Unit("RachelGuan-WTW+Intor_to_DL-TensorFlow", "github", "RachelGuan-WTW/Intor_to_DL-TensorFlow",
+         "e364b900a9d8554d7c1a7993d6ebcd6b4a1f4190", "tf2", "no", notebooks=True),
+    Unit("Zonobia-A+DL-Tensorflow", "github", "Zonobia-A/DL-Tensorflow",
+         "de04bd4a2bc25700f4e97fd20ce5280020ce089b", "mixed", "no"),
+    Unit("nachiketa3299+KU-MNIST-DL-Tensorflow", "github", "nachiketa3299/KU-MNIST-DL-Tensorflow",
+         "cff65c37a0fc320d7759e9db1b4067568165655b", "tf1", "no"),
+    Unit("dbkinghorn+NGC-TF1-nvidia-examples", "github", "dbkinghorn/NGC-TF1-nvidia-examples",
+         "1e3fd4f636133c12c1e665b7d8b4a73b98f2fcd1", "mixed", "some", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -6873,4 +6902,5 @@ ROUND106 = frozenset(unit.name for unit in UNITS[3256:3279])
 ROUND107 = frozenset(unit.name for unit in UNITS[3279:3307])
 ROUND108 = frozenset(unit.name for unit in UNITS[3307:3325])
 ROUND109 = frozenset(unit.name for unit in UNITS[3325:3333])
-ROUND110 = frozenset(unit.name for unit in UNITS[3333:])
+ROUND110 = frozenset(unit.name for unit in UNITS[3333:3352])
+ROUND111 = frozenset(unit.name for unit in UNITS[3352:])
