@@ -508,3 +508,16 @@ def test_in_a_test_suite_it_is_info(path, header):
 def test_scripts_named_like_tests_keep_the_warning(path, header):
     found = [(d.line, d.code, d.severity) for d in lint_source(COMPILED + header, path, select=TFE407)]
     assert found == [(4, "TFE407", "warning")]
+
+
+@pytest.mark.parametrize("walk, expected", [
+    # printing each layer's output shape (the Dive into DL book's habit) leaves the layers as they are
+    ("X = tf.zeros((1, 4))\nfor layer in model.layers:\n    X = layer(X)\n    print(layer.name, X.shape)\n", [(8, 23)]),
+    # near misses: a layer changed, or handed on, before the compile
+    ("for layer in model.layers:\n    layer.activation = tf.nn.softmax\n", []),
+    ("for layer in model.layers:\n    freeze(layer)\n", []),
+    ("layers = model.layers\n", []),
+])
+def test_walking_the_layers_before_the_compile(walk, expected):
+    source = SEQ.format(last="L.Dense(10)") + walk + "model.compile('adam', 'categorical_crossentropy')\n" + FIT
+    assert [(line, column) for line, column, _ in lint(source)] == expected

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from .names import Assigned
-from .syntax import call_arg, has_star_args, inherits, is_none
+from .syntax import call_arg, code_children, has_star_args, inherits, is_none
 
 if TYPE_CHECKING:  # pragma: no cover
     from .context import Context
@@ -112,7 +112,25 @@ def model_use(context: "Context", node: cst.Name) -> Optional[str]:
     attr = parent.attr.value
     if attr in ("add", "compile") and type(ancestors[-3]) is cst.Call and ancestors[-3].func is parent:
         return attr
-    return "read" if attr in MODEL_READS else "method"
+    return "read" if attr in MODEL_READS or attr == "layers" and _layers_applied(ancestors) else "method"
+
+
+def _layers_applied(ancestors) -> bool:
+    """``for layer in model.layers:`` whose body only calls each layer or reads its attributes
+    (``X = layer(X)``, ``print(layer.name, X.shape)``): the layers stay as they are."""
+    loop, layers = ancestors[-3], ancestors[-2]
+    if type(loop) is not cst.For or loop.iter is not layers or type(loop.target) is not cst.Name:
+        return False
+    stack = [(loop.body, None, None)]
+    while stack:
+        node, parent, grandparent = stack.pop()
+        if type(node) is cst.Name and node.value == loop.target.value and parent is not loop:
+            called = type(parent) is cst.Call and parent.func is node
+            read = type(parent) is cst.Attribute and parent.value is node
+            if not (called or read and getattr(grandparent, "target", None) is not parent):  # no ``layer.x = ...``
+                return False
+        stack.extend((child, node, parent) for child in code_children(node))
+    return True
 
 
 def takes_logits(context: "Context", expr: cst.BaseExpression) -> Optional[bool]:

@@ -49,7 +49,8 @@ followed when the function is defined once, before the call, and its only
 ``return`` hands back the model as the last statement of its body.
 Subclassed models, other helpers, dict outputs, losses wrapped in
 functions, and a model used otherwise than by ``add``/``compile``/``fit``-like
-methods before it is compiled (passed to a function, its ``layers`` read) are
+methods before it is compiled (passed to a function, its ``layers`` read otherwise than by a loop
+that only calls each layer or reads its attributes, ``for layer in model.layers: X = layer(X)``) are
 not followed.  Files that import only ``keras`` or ``tf_keras`` are read too.
 """
 import libcst as cst
