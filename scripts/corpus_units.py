@@ -6765,6 +6765,17 @@ UNITS = [
          "cff65c37a0fc320d7759e9db1b4067568165655b", "tf1", "no"),
     Unit("dbkinghorn+NGC-TF1-nvidia-examples", "github", "dbkinghorn/NGC-TF1-nvidia-examples",
          "1e3fd4f636133c12c1e665b7d8b4a73b98f2fcd1", "mixed", "some", notebooks=True),
+    # --- added in round 112 (fresh held-out code, the final rules) ---
+    Unit("sunny3535+tf_study", "github", "sunny3535/tf_study",
+         "00902821a9ebd044310ad1547562d6c03c8616b9", "tf2", "no"),
+    Unit("GlennChon+tensorflow_notes", "github", "GlennChon/tensorflow_notes",
+         "d4a6e56c00d43b1454af23fd5d0b70450eb85b58", "tf2", "no", notebooks=True),
+    Unit("KarlYang2013+tf_study", "github", "KarlYang2013/tf_study",
+         "d7967a7c3e592d8e7c6b7149326252220c2e9077", "mixed", "no", notebooks=True),
+    Unit("MNegassi+tensorflow_notes", "github", "MNegassi/tensorflow_notes",
+         "c016584dcbbf5bd9dad06dbb194eff366db25077", "tf1", "no"),
+    Unit("Wanggs2418+TensorFlow_notes", "github", "Wanggs2418/TensorFlow_notes",
+         "5c94e015c1dc14670bf55241a61194852c355449", "tf2", "no", notebooks=True),
 ]
 BY_NAME = {unit.name: unit for unit in UNITS}
 # UNITS[:37] are the original units, UNITS[37:49] were added in round 3, UNITS[49:76] in round 5,
@@ -6903,4 +6914,5 @@ ROUND107 = frozenset(unit.name for unit in UNITS[3279:3307])
 ROUND108 = frozenset(unit.name for unit in UNITS[3307:3325])
 ROUND109 = frozenset(unit.name for unit in UNITS[3325:3333])
 ROUND110 = frozenset(unit.name for unit in UNITS[3333:3352])
-ROUND111 = frozenset(unit.name for unit in UNITS[3352:])
+ROUND111 = frozenset(unit.name for unit in UNITS[3352:3366])
+ROUND112 = frozenset(unit.name for unit in UNITS[3366:])
