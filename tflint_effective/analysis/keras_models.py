@@ -124,7 +124,7 @@ def _layers_applied(ancestors) -> bool:
     stack = [(loop.body, None, None)]
     while stack:
         node, parent, grandparent = stack.pop()
-        if type(node) is cst.Name and node.value == loop.target.value and parent is not loop:
+        if type(node) is cst.Name and node.value == loop.target.value:
             called = type(parent) is cst.Call and parent.func is node
             read = type(parent) is cst.Attribute and parent.value is node
             if not (called or read and getattr(grandparent, "target", None) is not parent):  # no ``layer.x = ...``
