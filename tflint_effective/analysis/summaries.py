@@ -76,14 +76,9 @@ class Summaries:
         if function is None or function.decorators or function.asynchronous is not None:
             return None
         inner = self.table.scopes[function]
-        arguments = {}
-        if not any(arg.star for arg in call.args):
-            for param in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params):
-                name = param.name.value
-                value = _argument(call, _position(function, inner, name), name)
-                if value is not None or param.default is not None:
-                    arguments[name] = (value, scope) if value is not None else (param.default, inner.parent)
-        return live_return(function, inner, arguments, is_function)
+        given = [] if any(arg.star for arg in call.args) else (
+            (param.name.value, _given(call, scope, function, inner, param)) for param in _parameters(function))
+        return live_return(function, inner, {name: value for name, value in given if value}, is_function)
 
     def _method(self, cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
         """``cls``'s method ``name``: its own, or one it inherits through classes of the module
@@ -108,10 +103,8 @@ class Summaries:
         calls = self._every_call(function, scope) if scope and param and not function.decorators else None
         if not calls or any(arg.star for call, _ in calls for arg in call.args):
             return None
-        position = _position(function, scope, name)
-        values = [(_argument(call, position, name), site) for call, site in calls]
-        values = [(value, site) if value is not None else (param.default, scope.parent) for value, site in values]
-        return None if any(value is None for value, _ in values) else values
+        values = [_given(call, site, function, scope, param) for call, site in calls]
+        return None if any(value is None for value in values) else values
 
     def agreed_argument(self, function: cst.FunctionDef, name: str) -> Optional[Tuple[cst.BaseExpression, Scope]]:
         """The value every call of ``function`` gives the parameter ``name`` (``passed_arguments``),
@@ -353,9 +346,22 @@ class Summaries:
             stack.extend(code_children(node))
 
 
+def _parameters(function: cst.FunctionDef) -> Tuple[cst.Param, ...]:
+    return (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
+
+
 def _parameter(function: cst.FunctionDef, name: str) -> Optional[cst.Param]:
-    return next((p for p in (*function.params.posonly_params, *function.params.params,
-                             *function.params.kwonly_params) if p.name.value == name), None)
+    return next((p for p in _parameters(function) if p.name.value == name), None)
+
+
+def _given(call: cst.Call, site: Optional[Scope], function: cst.FunctionDef, scope: Scope, param: cst.Param
+           ) -> Optional[Tuple[cst.BaseExpression, Optional[Scope]]]:
+    """What ``call`` (read in ``site``) gives ``param`` of ``function`` (whose scope is ``scope``): the
+    argument it passes, else the default, read where the function is defined; None when neither."""
+    value = _argument(call, _position(function, scope, param.name.value), param.name.value)
+    if value is not None:
+        return value, site
+    return (param.default, scope.parent) if param.default is not None else None
 
 
 def _position(function: cst.FunctionDef, scope: Scope, name: str) -> Optional[int]:
