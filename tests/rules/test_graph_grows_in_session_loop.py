@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from tfe_testing import FIXTURES, findings, load_module
@@ -122,6 +123,11 @@ def lint(source):
     # ops on a batch sliced out of data by the counter: the slice picks no graph element
     (SESSION + "    for j in range(n):\n        y_batch = data[j * size:(j + 1) * size]\n"
                "        sess.run(tf.argmax(y_batch, 1))\n", [(6, 18, "TFE601")]),
+    # an index into a session run's result (NumPy data) picks a number, not a graph element
+    (SESSION + "    probs = sess.run(tf.nn.softmax(x), {x: a})\n    for i in range(len(probs)):\n"
+               "        print(sess.run(tf.argmax(probs[i])))\n", [(6, 24, "TFE601")]),
+    (SESSION + "    y = tf.nn.softmax(x)\n    for i in range(steps):\n        out = y.eval({x: data[i]})\n"
+               "        print(sess.run(tf.argmax(out[0])))\n", [(7, 24, "TFE601")]),
     # ``.eval()`` of a name each binding of which is an op: a tensor (assigned in two loops)
     (SESSION + "    for i in range(steps):\n        acc = tf.reduce_mean(x)\n        print(acc.eval({x: a}))\n"
                "    for i in range(steps):\n        acc = tf.reduce_mean(x)\n        print(acc.eval({x: b}))\n",
@@ -223,6 +229,10 @@ def test_findings(source, expected):
     # one op per graph element (built once each), the loop's else, Estimator.train in a loop
     SESSION + "    for v in tf.trainable_variables():\n        sess.run(v.assign(tf.zeros_like(v)))\n",
     SESSION + "    for i in range(steps):\n        sess.run(variables[i].assign(values[i]))\n",
+    # a name also bound to graph elements: its index may pick one (one op per element)
+    SESSION + "    probs = sess.run(y)\n    if split:\n        probs = tf.unstack(y)\n    for i in range(steps):\n"
+              "        sess.run(tf.argmax(probs[i]))\n",
+    SESSION + "    for i in range(steps):\n        out = sess.run(y) if eager else ys\n        sess.run(tf.argmax(out[i]))\n",
     V1 + "from tqdm import tqdm\nsess = tf.Session()\nfor v in tqdm(tf.global_variables()):\n"
          "    sess.run(tf.assign(v, tf.zeros_like(v)))\n",
     SESSION + "    for name in names:\n        t = graph.get_tensor_by_name(name)\n"
@@ -357,11 +367,13 @@ def test_ops_built_in_the_session_loop_grow_the_graph_every_step(tf):
     bad = load_module(FOLDER / "bad.py").main(steps=6)
     good = load_module(FOLDER / "good.py").main(steps=6)
     growth = [b - a for a, b in zip(bad["ops"], bad["ops"][1:])]
-    assert growth == [6] * 5  # an assign, a mean and an initializer (with their inputs) per step
+    # an assign, a mean, an initializer (6 ops with their inputs) and a maximum of a fetched row (7) per step
+    assert growth == [13] * 5
     assert good["ops"] == [good["ops"][0]] * 6  # built once: the graph stays the same
     assert bad["ops"][0] > good["ops"][0]
     assert bad["losses"].tolist() == good["losses"].tolist()  # the same values, computed again and again
     assert bad["means"].tolist() == good["means"].tolist()
+    assert bad["peaks"] == good["peaks"] == [np.float32(v / 12) for v in (2, 5, 8, 11, 2, 5)]
 
 
 def test_a_finalized_graph_makes_the_growth_raise_at_once(tf):

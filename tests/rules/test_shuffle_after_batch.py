@@ -16,6 +16,9 @@ def lint(source):
 @pytest.mark.parametrize("source, expected", [
     # chains from a source, with steps that keep batches whole in between
     (TF + f"ds = {RANGE}.batch(8).shuffle(10)\n", [(2, 42, "TFE801")]),
+    # a batch size bound to a number other than 1, or bound more than once
+    (TF + f"size = 8\nds = {RANGE}.batch(size).shuffle(10)\n", [(3, 45, "TFE801")]),
+    (TF + f"size = 1\nif big:\n    size = 64\nds = {RANGE}.batch(size).shuffle(10)\n", [(5, 45, "TFE801")]),
     (TF + "ds = tf.data.Dataset.from_tensor_slices(x).map(f).batch(8, drop_remainder=True).shuffle(10)\n",
      [(2, 81, "TFE801")]),
     (TF + f"ds = {RANGE}.batch(8).map(f).repeat().prefetch(2).shuffle(10)\n", [(2, 70, "TFE801")]),
@@ -79,6 +82,7 @@ def test_shuffle_after_batch(source, expected):
     TF + f"ds = {RANGE}.batch(1).shuffle(10)\n",
     TF + f"ds = {RANGE}.batch(batch_size=1).map(f).shuffle(buffer_size=10)\n",
     TF + f"ds = {RANGE}.batch(8).shuffle(buffer_size=1)\n",
+    TF + f"batch_size = 1\nds = {RANGE}.batch(batch_size).shuffle(10)\n",
     # sources that may shuffle or are not seen
     TF + "ds = tf.data.Dataset.list_files(pattern).batch(8).shuffle(10)\n",
     TF + "ds = tf.data.Dataset.from_generator(gen, tf.int32).batch(8).shuffle(10)\n",

@@ -85,6 +85,12 @@ class SessionLoops:
             return [(binding.value, binding.scope) for binding in bindings]
         return [self.value(expr, scope)]
 
+    def holds_run_result(self, name: cst.Name, scope: Scope) -> bool:
+        """Every assignment of ``name`` is a session run's result (``probs = sess.run(p)``,
+        ``t.eval()``): NumPy data, whose elements are no graph elements."""
+        values = self.values(name, scope)
+        return all(isinstance(value, cst.Call) and self.runs_session(value, where) for value, where in values)
+
     def called_api(self, expr: cst.BaseExpression, scope: Scope) -> Optional[TFName]:
         value, scope = self.value(expr, scope)
         return self.api(value.func, scope) if isinstance(value, cst.Call) else None

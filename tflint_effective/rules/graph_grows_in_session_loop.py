@@ -50,7 +50,8 @@ a model per ensemble member, a few test batches, a few checkpoints, one pass): a
 bounded handful of copies.  An op that reads what the loop varies is reported only in loops over counters or Python data
 (``range``, ``while``, file lists), and not when it indexes with them
 (``variables[i].assign(...)``; slicing a batch out of data, ``data[j * size:(j + 1) * size]``, is no
-indexing); a loop that builds some op from its elements
+indexing, nor is an index into a name every assignment of which is a session run's result, NumPy data:
+``tf.argmax(probs[i])`` after ``probs = sess.run(y)``); a loop that builds some op from its elements
 (``for lr in rates: opt(lr).minimize(loss)``), or runs something it binds otherwise than by an op or an
 ``assign`` (``model = Model(config)``, then ``sess.run(model.train_op)``), builds a model per element on
 purpose and is not reported at all, nor is a loop each iteration of which opens a session of its
@@ -227,16 +228,18 @@ class GraphGrowsInSessionLoop(Rule):
         """The op is the same each step (reads nothing the loops vary), or the loops step through
         counters or data and it reads them without indexing graph elements."""
         varying = _varying(chain)
-        reads = _reads(node)
+        data = lambda name: self.loops.holds_run_result(name, scope)  # noqa: E731
+        reads = _reads(node, data)
         if not any(name in varying for name, _ in reads):
             return True
         if not all(self.loops.step_loop(loop, scope) for loop in chain):
             return False
         if any(indexing and name in varying for name, indexing in reads):
             return False
-        sources = [n.value for loop in chain for name, n in bindings_in(statements(loop))
-                   if name in {r for r, _ in reads} and isinstance(n, cst.Assign)]
-        return not any(indexing and name in varying for value in sources for name, indexing in _reads(value))
+        sources = [n.value for loop in chain for name, n in bindings_in(statements(loop))  # a run's result is data
+                   if name in {r for r, _ in reads} and isinstance(n, cst.Assign) and not (
+                       isinstance(n.value, cst.Call) and self.loops.runs_session(n.value, scope))]
+        return not any(indexing and name in varying for value in sources for name, indexing in _reads(value, data))
 
 
 def _runs_once(loop, context) -> bool:
@@ -283,9 +286,11 @@ def _fetches(call: cst.Call, loops, scope) -> cst.CSTNode:
     return fetches.value if fetches is not None else receiver
 
 
-def _reads(tree: cst.CSTNode):
+def _reads(tree: cst.CSTNode, data=lambda name: False):
     """(name, read inside a subscript's index) for every name read in ``tree``.  The bounds of a
-    slice (``data[j * size:(j + 1) * size]``) cut a batch out of data: they select no graph element."""
+    slice (``data[j * size:(j + 1) * size]``) cut a batch out of data, and an index into a name that
+    ``data`` says holds NumPy data (a session run's result, ``probs[i]``) picks a number: neither selects
+    a graph element."""
     found, stack = set(), [(tree, False)]
     while stack:
         node, indexing = stack.pop()
@@ -295,7 +300,9 @@ def _reads(tree: cst.CSTNode):
             stack.append((node.value, indexing))
         elif isinstance(node, cst.Subscript):
             stack.append((node.value, indexing))
-            stack.extend((element, indexing or type(element.slice) is not cst.Slice) for element in node.slice)
+            picks = not (isinstance(node.value, cst.Name) and data(node.value))
+            stack.extend((element, indexing or picks and type(element.slice) is not cst.Slice)
+                         for element in node.slice)
         else:
             stack.extend((child, indexing) for child in code_children(node))
     return found

@@ -28,7 +28,8 @@ examples are shuffled on purpose), that ``unbatch`` after the batch, or that
 batch again after the shuffle (``batch(seq_len + 1)`` then made the elements:
 windows of a text, shuffled before the real batching) are not reported, nor are
 sources built from data whose code mentions sorting (``sorted(...)``, ``np.argsort``),
-nor batches of one element (``batch(1)``) or a buffer of one (``shuffle(1)``), where
+nor batches of one element (``batch(1)``, also through a name bound once to 1) or a buffer of one
+(``shuffle(1)``), where
 the order of batches is the order of elements or nothing moves, nor pipelines read from or
 assigned to a name of evaluation data (``val_ds``, ``test_dataset``, ``evalData``): a metric
 averages over every batch in any order.  A module-level name
@@ -38,6 +39,7 @@ import re
 
 import libcst as cst
 
+from ..analysis.loops import literal_int
 from ..analysis.syntax import bindings_in, call_arg
 from ..analysis.tf_api import RECORD_DATASETS
 from ..rule import WARNING, Rule
@@ -89,12 +91,16 @@ class ShuffleAfterBatch(Rule):
         if (last is None or steps[last] not in BATCHES or not set(steps[last + 1:]) <= KEEP_ELEMENTS
                 or not set(steps[:last]) <= UPSTREAM):
             return
-        if _one(call_arg(calls[last], 0, "batch_size")) or _one(call_arg(node, 0, "buffer_size")):
+        if self._one(call_arg(calls[last], 0, "batch_size")) or self._one(call_arg(node, 0, "buffer_size")):
             return  # batches of one element are the elements; a buffer of one shuffles nothing
         if any(EVALUATION(name) for name in self._names(node)):
             return  # evaluation data: metrics average over every batch in any order
         rebatched = self.rebatched
         self.report(func.attr, MESSAGE.format(batch=steps[last]), when=lambda: node not in rebatched)
+
+    def _one(self, arg) -> bool:
+        """``1``, or a name bound once to it (``batch_size = 1``)."""
+        return arg is not None and literal_int(self.context, arg.value) == 1
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """Remember ``name = <pipeline>`` made of a single statement directly in a block."""
@@ -178,5 +184,4 @@ def _method(call: cst.Call) -> str:
     return call.func.attr.value
 
 
-def _one(arg) -> bool:
-    return arg is not None and type(arg.value) is cst.Integer and arg.value.value == "1"
+
