@@ -232,7 +232,8 @@ def test_findings(source, expected):
     # a name also bound to graph elements: its index may pick one (one op per element)
     SESSION + "    probs = sess.run(y)\n    if split:\n        probs = tf.unstack(y)\n    for i in range(steps):\n"
               "        sess.run(tf.argmax(probs[i]))\n",
-    SESSION + "    for i in range(steps):\n        out = sess.run(y) if eager else ys\n        sess.run(tf.argmax(out[i]))\n",
+    SESSION + "    for i in range(steps):\n        out = sess.run(y) if eager else ys\n"
+              "        sess.run(tf.argmax(out[i]))\n",
     V1 + "from tqdm import tqdm\nsess = tf.Session()\nfor v in tqdm(tf.global_variables()):\n"
          "    sess.run(tf.assign(v, tf.zeros_like(v)))\n",
     SESSION + "    for name in names:\n        t = graph.get_tensor_by_name(name)\n"
