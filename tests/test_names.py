@@ -40,6 +40,9 @@ CASES = [
     ("from tensorflow.math import reduce_sum\nreduce_sum(x)", "tensorflow.math.reduce_sum"),
     ("import tensorflow as tf\ntf.compat.v1.reduce_sum(x)", "tensorflow.compat.v1.reduce_sum"),
     ("import tensorflow as tf\nnn = tf.nn\nnn.softmax(x)", "tensorflow.nn.softmax"),
+    # a parallel assignment binds each name to its own value
+    ("import tensorflow as tf\nnn, math = tf.nn, tf.math\nnn.softmax(math.reduce_sum(x))", "tensorflow.math.reduce_sum"),
+    ("import tensorflow as tf\n[nn, (lin, n)] = [tf.nn, (tf.linalg, 3)]\nlin.matmul(a, b)", "tensorflow.linalg.matmul"),
     ("from keras.src.utils.module_utils import tensorflow as tf\ntf.reduce_sum(x)",
      "tensorflow.reduce_sum"),
     # a lazy import guarded by None: ``tf.x`` can only run when tf is the module
@@ -59,6 +62,10 @@ CASES = [
     ("import tensorflow as tf\nfor tf in models:\n    tf.reduce_sum(x)", None),
     ("import tensorflow as tf\nwith open(p) as tf:\n    tf.reduce_sum(x)", None),
     ("from . import tensorflow as tf\ntf.reduce_sum(x)", None),
+    # values that do not pair, or a swap, which reads the values from before the statement
+    ("import tensorflow as tf\nnn, *rest = tf.nn, tf.math, tf.linalg\nnn.softmax(x)", None),
+    ("import tensorflow as tf\nnn, math = tf.nn\nnn.softmax(x)", None),
+    ("import tensorflow as tf\nimport numpy as np\na, b = tf, np\na, b = b, a\na.reduce_sum(x)", None),
 ]
 
 

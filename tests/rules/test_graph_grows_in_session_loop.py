@@ -199,6 +199,7 @@ def test_findings(source, expected):
     V1 + "sess = tf.Session()\nfor a in [1, 2]:\n    for b in range(5):\n        sess.run(tf.identity(x))\n",
     # enumerate, reversed and zip run as often as what they run over (zip: its shortest known one)
     V1 + "sess = tf.Session()\nfor e, _ in enumerate(range(5)):\n    sess.run(tf.argmax(y, 1))\n",
+    V1 + "epochs, lr = 5, 0.1\nsess = tf.Session()\nfor e in range(epochs):\n    sess.run(tf.assign(rate, lr / (e + 1)))\n",
     V1 + "sess = tf.Session()\nfor i in reversed(range(3)):\n    sess.run(tf.argmax(y, 1))\n",
     V1 + "sess = tf.Session()\nfor i, b in zip(range(4), batches):\n    sess.run(tf.argmax(y, 1))\n",
     V1 + "EPOCHS = 10\nsess = tf.Session()\nfor i in xrange(EPOCHS):\n    sess.run(tf.argmax(y, 1))\n",  # Python 2

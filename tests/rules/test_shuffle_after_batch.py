@@ -83,6 +83,7 @@ def test_shuffle_after_batch(source, expected):
     TF + f"ds = {RANGE}.batch(batch_size=1).map(f).shuffle(buffer_size=10)\n",
     TF + f"ds = {RANGE}.batch(8).shuffle(buffer_size=1)\n",
     TF + f"batch_size = 1\nds = {RANGE}.batch(batch_size).shuffle(10)\n",
+    TF + f"batch_size, epochs = 1, 10\nds = {RANGE}.batch(batch_size).shuffle(10)\n",
     # sources that may shuffle or are not seen
     TF + "ds = tf.data.Dataset.list_files(pattern).batch(8).shuffle(10)\n",
     TF + "ds = tf.data.Dataset.from_generator(gen, tf.int32).batch(8).shuffle(10)\n",
