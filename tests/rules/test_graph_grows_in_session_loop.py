@@ -349,6 +349,14 @@ def test_warning_in_graph_mode_naming_the_op():
     assert diagnostics[0].message.startswith("`tf.identity(...)` builds new graph ops on every iteration")
 
 
+def test_an_op_under_a_periodic_branch_is_said_to_grow_the_graph_each_time_it_runs():
+    diagnostics = lint_source(SESSION + "    for i in range(steps):\n        if i % 100 == 0:\n"
+                              "            sess.run(tf.identity(x))\n", select=["TFE601"])
+    assert [(d.line, d.col) for d in diagnostics] == [(6, 21)]
+    assert diagnostics[0].message.startswith("`tf.identity(...)` builds new graph ops each time `i % 100 == 0` "
+                                             "holds in a loop that runs a session: the graph grows all along the run")
+
+
 def test_a_module_function_that_hides_a_builtin_is_named_so():
     source = (V1 + "def min(x, axis=None):\n    return tf.reduce_min(x, axis)\nwith tf.Session() as sess:\n"
               "    for i in range(0, n, 32):\n        sess.run(out, {x: data[i:min(i + 32, n)]})\n")

@@ -30,7 +30,7 @@ name bound once to an instance (``agent = Agent()``, then ``agent.copy_parameter
 inherited), count as building ops when every call of theirs builds one, up to three calls deep.
 An optimizer's ``minimize`` and a variable's ``assign`` count also on an attribute the class
 assigns once (``self.optimizer.minimize(loss)``, ``self.epoch.assign_add(1.0)``).
-Ops under an ``if`` (except a periodic ``step % n == 0``, unless it asks for a
+Ops under an ``if`` (except a periodic ``step % n == 0``, which the message names, unless it asks for a
 remainder that never comes: ``step % 10 == 450``), in an except handler, in a
 fresh ``tf.Graph()`` (``as_default()``, or a session given one), or in a loop
 that calls ``tf.reset_default_graph()`` (directly or through a module-local
@@ -78,9 +78,10 @@ from ..rule import INFO, WARNING, Rule, per_mode
 LOOPS = (cst.For, cst.While)
 FEW_COPIES = 15
 BOUNDARIES = (*NESTED, *LOOPS)  # the node types `boundaries` holds (visit_For and its aliases)
-MESSAGE = ("`{code}`{hides} builds new graph ops on every iteration of a loop that runs a session: the graph "
-           "grows each step (slower steps, leaked memory); build it once before the loop, feed what changes "
+MESSAGE = ("`{code}`{hides} builds new graph ops {when} a loop that runs a session: the graph "
+           "grows {growth} (slower steps, leaked memory); build it once before the loop, feed what changes "
            "through a placeholder, and `graph.finalize()` (or `runtime_checks.finalized_graph()`) the graph")
+EVERY_STEP = {"when": "on every iteration of", "growth": "each step"}
 NO_OP_MESSAGE = ("`tf.no_op()` adds an empty node on every iteration of a loop that runs a session: harmless "
                  "over a few epochs, a leak over many steps; build it once before the loop")
 
@@ -142,7 +143,19 @@ class GraphGrowsInSessionLoop(Rule):
             # ``def min(x): return tf.reduce_min(x)`` in the module: ``min(i + 32, n)`` is that one
             hides = f" (this module's `{code}`, which hides the builtin)" if (
                 type(node.func) is cst.Name and hasattr(builtins, code)) else ""
-            self.report(node, MESSAGE.format(code=code + ("(...)" if node.args else "()"), hides=hides))
+            self.report(node, MESSAGE.format(code=code + ("(...)" if node.args else "()"), hides=hides,
+                                             **self._when(ancestors, chain[-1])))
+
+    def _when(self, ancestors, loop) -> dict:
+        """When the op is built: each iteration, or each time a periodic branch in the loop runs
+        (``if step % 100 == 0``), which the message names."""
+        for depth in range(len(ancestors) - 2, ancestors.index(loop), -1):
+            node = ancestors[depth]
+            if type(node) is cst.If and ancestors[depth + 1] is node.body:
+                test = self.context.module.code_for_node(node.test)
+                test = f"`{test}`" if len(test) <= 40 else "its periodic test"
+                return {"when": f"each time {test} holds in", "growth": "all along the run"}
+        return EVERY_STEP
 
     def _loops(self, ancestors, scope):
         """Loops around the call, innermost first, up to the innermost one that runs a session;
