@@ -64,6 +64,7 @@ tf.no_op())``, an idiom of TensorFlow's old PTB tutorial) is info: one empty
 node per iteration, harmless over a few epochs.
 """
 import builtins
+import functools
 import math
 
 import libcst as cst
@@ -241,7 +242,7 @@ class GraphGrowsInSessionLoop(Rule):
         """The op is the same each step (reads nothing the loops vary), or the loops step through
         counters or data and it reads them without indexing graph elements."""
         varying = _varying(chain)
-        data = lambda name: self.loops.holds_run_result(name, scope)  # noqa: E731
+        data = functools.partial(self.loops.holds_run_result, scope=scope)
         reads = _reads(node, data)
         if not any(name in varying for name, _ in reads):
             return True

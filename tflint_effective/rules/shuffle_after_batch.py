@@ -29,8 +29,7 @@ batch again after the shuffle (``batch(seq_len + 1)`` then made the elements:
 windows of a text, shuffled before the real batching) are not reported, nor are
 sources built from data whose code mentions sorting (``sorted(...)``, ``np.argsort``),
 nor batches of one element (``batch(1)``, also through a name bound once to 1) or a buffer of one
-(``shuffle(1)``), where
-the order of batches is the order of elements or nothing moves, nor pipelines read from or
+(``shuffle(1)``), where the order of batches is the order of elements or nothing moves, nor pipelines read from or
 assigned to a name of evaluation data (``val_ds``, ``test_dataset``, ``evalData``): a metric
 averages over every batch in any order.  A module-level name
 rebound by a function through ``global`` between the two statements is not seen.
@@ -182,6 +181,3 @@ class ShuffleAfterBatch(Rule):
 
 def _method(call: cst.Call) -> str:
     return call.func.attr.value
-
-
-
