@@ -22,7 +22,7 @@ from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 import libcst as cst
 
-from .syntax import descendants, dotted, target_names
+from .syntax import dotted, parallel_values
 from .tf_api import SHIMS, TF_IMPORTED, TF_IMPORTERS
 
 
@@ -274,7 +274,7 @@ class ScopeTable:
         elif kind is cst.Tuple or kind is cst.List:
             importer = isinstance(value, cst.Call) and (dotted(value.func) or "").rpartition(
                 ".")[2] in _IMPORTER_NAMES and not any(isinstance(e, cst.StarredElement) for e in target.elements)
-            values = _parallel_values(target, value)
+            values = parallel_values(target, value)
             for index, element in enumerate(target.elements):
                 if importer and isinstance(element.value, cst.Name):
                     scope.bind(element.value.value, Unpacked(value, index, scope))
@@ -283,24 +283,6 @@ class ScopeTable:
         elif kind is cst.StarredElement:
             self._bind_target(target.value, scope, None)
         # attributes and subscripts bind no name
-
-
-def _parallel_values(target, value) -> Optional[List[cst.BaseExpression]]:
-    """The values of ``a, b = 1, tf.zeros(3)`` element by element; None when they do not pair
-    (starred elements, other lengths, a value that is no literal sequence) or when a value reads a
-    name the statement binds (``a, b = b, a``: it reads the value from before the statement)."""
-    if type(value) not in (cst.Tuple, cst.List) or len(value.elements) != len(target.elements) or any(
-            type(e) is cst.StarredElement for e in (*target.elements, *value.elements)):
-        return None
-    bound = set(target_names(target))
-    attributes = set()  # ``tf.nn``'s ``nn`` reads no name
-    for e in value.elements:
-        for node in descendants(e.value):
-            if type(node) is cst.Attribute:
-                attributes.add(id(node.attr))
-            elif type(node) is cst.Name and node.value in bound and id(node) not in attributes:
-                return None
-    return [e.value for e in value.elements]
 
 
 class Resolver:

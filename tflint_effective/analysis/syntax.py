@@ -175,18 +175,37 @@ def target_names(target: cst.BaseExpression) -> Iterator[str]:
         yield from target_names(target.value)
 
 
+def _pair(target, value) -> bool:
+    """``a, b = x, y``: sequences of one length, neither with a starred element."""
+    return (type(target) in _SEQUENCES and type(value) in _SEQUENCES and len(target.elements) == len(value.elements)
+            and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements)))
+
+
 def assigned_pairs(target, value) -> Iterator[Tuple[str, Optional[cst.BaseExpression]]]:
     """(name, value bound to it) for an assignment target; None when unknown."""
     if type(target) is cst.Name:
         yield target.value, value
-    elif (type(target) in _SEQUENCES and type(value) in _SEQUENCES
-          and len(target.elements) == len(value.elements)
-          and not any(type(e) is cst.StarredElement for e in (*target.elements, *value.elements))):
+    elif _pair(target, value):
         for t, v in zip(target.elements, value.elements):
             yield from assigned_pairs(t.value, v.value)
     else:
         for name in target_names(target):
             yield name, None
+
+
+def parallel_values(target, value) -> Optional[List[cst.BaseExpression]]:
+    """The values of ``a, b = 1, tf.zeros(3)`` element by element; None when they do not pair, or
+    when a value reads a name the statement binds (``a, b = b, a`` reads the values from before it)."""
+    if not _pair(target, value):
+        return None
+    bound, attributes = set(target_names(target)), set()  # ``tf.nn``'s ``nn`` reads no name
+    for element in value.elements:
+        for node in descendants(element.value):
+            if type(node) is cst.Attribute:
+                attributes.add(id(node.attr))
+            elif type(node) is cst.Name and node.value in bound and id(node) not in attributes:
+                return None
+    return [element.value for element in value.elements]
 
 
 def bindings_in(statements: Iterable[cst.CSTNode]) -> Iterator[Tuple[str, cst.CSTNode]]:
