@@ -16,9 +16,9 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
 import libcst as cst
 
 from .holding import holding_assignment
-from .loops import enclosing_loops, names_in
+from .loops import enclosing_loops
 from .names import Scope
-from .syntax import call_arg
+from .syntax import call_arg, names_in
 
 VARYING = "varying"  # a device that changes with a loop variable, or towers built by a call
 OTHER = "other"  # a device scope we cannot tell apart from others

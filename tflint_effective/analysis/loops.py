@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Union
 
 import libcst as cst
 
 from .names import COMPREHENSIONS, FUNCTION_LIKE
-from .syntax import bindings_in, code_children
+from .syntax import bindings_in
 from .tf_api import NOT_TENSOR, NOT_TENSOR_PREFIXES, with_math
 
 LoopNode = Union[cst.For, cst.CompFor]
@@ -80,22 +80,6 @@ def bound_names(target: cst.BaseExpression) -> Set[str]:
     if kind is cst.StarredElement:
         return bound_names(target.value)
     return set()
-
-
-def names_in(nodes: Iterable[cst.CSTNode]) -> Set[str]:
-    """Variable names read in ``nodes`` (not attribute or keyword names)."""
-    found: Set[str] = set()
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        kind = type(node)  # Name, Attribute and Arg are concrete classes
-        if kind is cst.Name:
-            found.add(node.value)
-        elif kind is cst.Attribute or kind is cst.Arg:
-            stack.append(node.value)
-        else:
-            stack.extend(code_children(node))
-    return found
 
 
 def is_builtin(context, func: cst.BaseExpression, name: str) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import typing
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -193,18 +193,29 @@ def assigned_pairs(target, value) -> Iterator[Tuple[str, Optional[cst.BaseExpres
             yield name, None
 
 
+def names_in(nodes: Iterable[cst.CSTNode]) -> Set[str]:
+    """Variable names read in ``nodes`` (not attribute or keyword names)."""
+    found: Set[str] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        kind = type(node)  # Name, Attribute and Arg are concrete classes
+        if kind is cst.Name:
+            found.add(node.value)
+        elif kind is cst.Attribute or kind is cst.Arg:
+            stack.append(node.value)
+        else:
+            stack.extend(code_children(node))
+    return found
+
+
 def parallel_values(target, value) -> Optional[List[cst.BaseExpression]]:
     """The values of ``a, b = 1, tf.zeros(3)`` element by element; None when they do not pair, or
     when a value reads a name the statement binds (``a, b = b, a`` reads the values from before it)."""
     if not _pair(target, value):
         return None
-    bound, attributes = set(target_names(target)), set()  # ``tf.nn``'s ``nn`` reads no name
-    for element in value.elements:
-        for node in descendants(element.value):
-            if type(node) is cst.Attribute:
-                attributes.add(id(node.attr))
-            elif type(node) is cst.Name and node.value in bound and id(node) not in attributes:
-                return None
+    if set(target_names(target)) & names_in(element.value for element in value.elements):
+        return None
     return [element.value for element in value.elements]
 
 

@@ -62,12 +62,11 @@ contract in prose, a check in another function) are still a warning.
 import libcst as cst
 
 from ..analysis.keras_models import keras_path
-from ..analysis.loops import names_in
 from ..analysis.numeric_patterns import ELEMENTWISE
 from ..analysis.session_loops import walk
 from ..analysis.same_shape import BINARY_ELEMENTWISE, same_shape, shape_source
 from ..analysis.static_shapes import static_shape, stretches_both
-from ..analysis.syntax import has_star_args, leaf_name, parameter
+from ..analysis.syntax import has_star_args, leaf_name, names_in, parameter
 from ..analysis.context import NUMBER, SCALAR, TENSOR
 from ..analysis.tf_api import MATH_ONLY_REDUCTIONS, REDUCTIONS, with_math
 from ..rule import INFO, WARNING, Rule

@@ -60,9 +60,9 @@ from typing import Set
 
 import libcst as cst
 
-from ..analysis.loops import enclosing_loops, is_python_int, literal_count, names_in, range_arguments
+from ..analysis.loops import enclosing_loops, is_python_int, literal_count, range_arguments
 from ..analysis.static_shapes import static_shape
-from ..analysis.syntax import call_arg, has_star_args
+from ..analysis.syntax import call_arg, has_star_args, names_in
 from ..rule import DISPLAY_ONLY, INFO, MODES, WARNING, Rule, per_mode
 
 # Slicing ops: the keywords of the sliced tensor (the first parameter) and of what picks its rows (the second).
