@@ -88,8 +88,11 @@ class SessionLoops:
     def holds_run_result(self, name: cst.Name, scope: Scope) -> bool:
         """Every assignment of ``name`` is a session run's result (``probs = sess.run(p)``,
         ``t.eval()``): NumPy data, whose elements are no graph elements."""
-        values = self.values(name, scope)
-        return all(isinstance(value, cst.Call) and self.runs_session(value, where) for value, where in values)
+        return all(self.is_run_result(value, where) for value, where in self.values(name, scope))
+
+    def is_run_result(self, value: cst.BaseExpression, scope: Scope) -> bool:
+        """``value`` is a session run (``sess.run(p)``, ``t.eval()``): its result is NumPy data."""
+        return isinstance(value, cst.Call) and self.runs_session(value, scope)
 
     def called_api(self, expr: cst.BaseExpression, scope: Scope) -> Optional[TFName]:
         value, scope = self.value(expr, scope)

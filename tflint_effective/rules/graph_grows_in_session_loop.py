@@ -251,8 +251,8 @@ class GraphGrowsInSessionLoop(Rule):
         if any(indexing and name in varying for name, indexing in reads):
             return False
         sources = [n.value for loop in chain for name, n in bindings_in(statements(loop))  # a run's result is data
-                   if name in {r for r, _ in reads} and isinstance(n, cst.Assign) and not (
-                       isinstance(n.value, cst.Call) and self.loops.runs_session(n.value, scope))]
+                   if name in {r for r, _ in reads} and isinstance(n, cst.Assign)
+                   and not self.loops.is_run_result(n.value, scope)]
         return not any(indexing and name in varying for value in sources for name, indexing in _reads(value, data))
 
 
