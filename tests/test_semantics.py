@@ -258,6 +258,19 @@ TENSOR_CASES = [
     (TF + 'import mesh_tensorflow as mtf\ndef f(x, y):\n    """Args:\n      x: a Tensor.\n      y: a tf.Tensor.\n    """\n'
           '    probe(x)\n    probe(y)\n', [False, True]),
     (TF + 'from torch import nn\ndef f(x):\n    """Args:\n      x: a Tensor.\n    """\n    probe(x)\n', [False]),
+    # ... unless a call in sight passes a Python number: a loop counter or a literal
+    (TF + 'def f(x):\n    """Args:\n      x: a Tensor.\n    """\n    probe(x)\n'
+          'for i in range(3):\n    f(i)\n', [False]),
+    (TF + 'def f(x):\n    """Args:\n      x: a Tensor.\n    """\n    probe(x)\n'
+          'def g(xs):\n    for i, _ in enumerate(xs):\n        f(x=i)\n', [False]),
+    (TF + 'def f(x):\n    """Args:\n      x: a Tensor.\n    """\n    probe(x)\nf(0)\n', [False]),
+    # near misses: a counter rebound to a tensor, a shadowed range, a loop over values
+    (TF + 'def f(x):\n    """Args:\n      x: a Tensor.\n    """\n    probe(x)\n'
+          'for i in range(3):\n    f(i)\ni = tf.ones([2])\n', [True]),
+    (TF + 'from x import range\ndef f(x):\n    """Args:\n      x: a Tensor.\n    """\n    probe(x)\n'
+          'for i in range(3):\n    f(i)\n', [True]),
+    (TF + 'def f(x):\n    """Args:\n      x: a Tensor.\n    """\n    probe(x)\n'
+          'for t in tensors:\n    f(t)\nfor i, t in enumerate(tensors):\n    f(t)\n', [True]),
     # what module helpers return, methods through self included
     (TF + "def probs(x):\n    return tf.nn.softmax(x)\nprobe(probs(1))\n", [True]),
     (TF + "def probs(x):\n    if x:\n        return None\n    return tf.nn.softmax(x)\nprobe(probs(1))\n", [False]),

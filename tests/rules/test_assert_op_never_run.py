@@ -189,9 +189,20 @@ def test_comparisons_of_static_shapes_and_numbers_need_no_wiring():
     assert findings(source, select=["TFE311"]) == [(8, 1, "TFE311"), (9, 1, "TFE311"), (13, 1, "TFE311")]
 
 
+def test_a_comparison_with_an_estimator_mode_key_needs_no_wiring():
+    source = ("import tensorflow.compat.v1 as tf\nfrom tensorflow.estimator import ModeKeys\n"
+              "def model_fn(features, labels, mode):\n    tf.assert_equal(mode, tf.estimator.ModeKeys.TRAIN)\n"
+              "    tf.assert_none_equal(ModeKeys.PREDICT, mode)\n    tf.assert_equal(mode, modes.TRAIN)\n"
+              "    tf.assert_positive(features, ModeKeys.TRAIN)\n")
+    assert findings(source, select=["TFE311"]) == [(6, 5, "TFE311"), (7, 5, "TFE311")]
+
+
 def test_tensorflow_compares_static_values_while_building_the_graph(tf):
     with tf.Graph().as_default():
         x = tf.compat.v1.placeholder(tf.float32, [2, 3])
         tf.compat.v1.assert_equal(x.get_shape()[1], 3)  # holds: nothing raised
         with pytest.raises(tf.errors.InvalidArgumentError):
             tf.compat.v1.assert_equal(x.get_shape()[0], x.get_shape()[1])
+        tf.compat.v1.assert_equal("train", "train")  # a mode and a mode key: Python strings
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.compat.v1.assert_equal("eval", "train")

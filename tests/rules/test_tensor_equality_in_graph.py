@@ -152,3 +152,23 @@ def test_a_parameter_with_a_python_default_may_hold_it():
             return tf.where(incoming == 0, incoming, incoming)
         ''')
     assert lint(documented) == [(10, 21, "TFE302")]
+
+
+def test_a_documented_tensor_given_loop_counters_may_be_a_python_int():
+    source = V1 + dedent('''\
+        def schedule(step, period):
+            """Args:
+                step: A `Tensor`, the step within the sequence.
+                period: A `Tensor`, the length of a period.
+            """
+            if step == 0:
+                return tf.zeros([])
+            return tf.where(period == 0, x, x)
+
+        def unroll(n):
+            return [schedule(t, x) for t in range(n)] + [schedule(k, x) for k in range(n)]
+
+        for k in range(4):
+            schedule(k, x)
+        ''')
+    assert lint(source) == [(10, 21, "TFE302")]  # ``period`` is given only tensors

@@ -3,7 +3,8 @@
 - A parameter of a private (``_name``) or nested function is a tensor when every call of
   the function in the module passes one (and the function is used in no other way: passed
   as a value, it may be called from anywhere); a public function's parameter only when its
-  docstring documents it as a ``Tensor`` (``docstrings.py``).
+  docstring documents it as a ``Tensor`` (``docstrings.py``) and no call in sight passes it a
+  Python number (a literal, a loop counter: ``counters.py``).
 - A call of a module function or of a method through ``self`` has the kind every one of
   its ``return`` values has.
 - ``self.attr`` read in a method has the kind every ``self.attr = ...`` of the class gives;
@@ -23,8 +24,11 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from .arguments import argument, given, parameter, parameters, position
 from .assignments import attribute_targets, instance_uses, self_assignments
+from .counters import is_counter
 from .docstrings import documented_tensor, imports_other_tensors
+from .kinds import NUMBER
 from .names import COMPREHENSIONS, FUNCTION_LIKE, Scope
 from .returns import Returned, live_return
 from .syntax import code_children, is_none
@@ -76,9 +80,9 @@ class Summaries:
         if function is None or function.decorators or function.asynchronous is not None:
             return None
         inner = self.table.scopes[function]
-        given = [] if any(arg.star for arg in call.args) else (
-            (param.name.value, _given(call, scope, function, inner, param)) for param in _parameters(function))
-        return live_return(function, inner, {name: value for name, value in given if value}, is_function)
+        passed = [] if any(arg.star for arg in call.args) else (
+            (param.name.value, given(call, scope, function, inner, param)) for param in parameters(function))
+        return live_return(function, inner, {name: value for name, value in passed if value}, is_function)
 
     def _method(self, cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
         """``cls``'s method ``name``: its own, or one it inherits through classes of the module
@@ -99,11 +103,11 @@ class Summaries:
         """The value each call of ``function`` (undecorated) gives the parameter ``name``, passed or
         left to its default, with the scope it is read in, when the module only calls it, every
         call of that name is of it and none passes ``*args`` / ``**kwargs``."""
-        scope, param = self.table.scopes.get(function), _parameter(function, name)
+        scope, param = self.table.scopes.get(function), parameter(function, name)
         calls = self._every_call(function, scope) if scope and param and not function.decorators else None
         if not calls or any(arg.star for call, _ in calls for arg in call.args):
             return None
-        values = [_given(call, site, function, scope, param) for call, site in calls]
+        values = [given(call, site, function, scope, param) for call, site in calls]
         return None if any(value is None for value in values) else values
 
     def agreed_argument(self, function: cst.FunctionDef, name: str) -> Optional[Tuple[cst.BaseExpression, Scope]]:
@@ -215,28 +219,39 @@ class Summaries:
 
     def _parameter_kind(self, function: cst.FunctionDef, name: str) -> Optional[str]:
         scope = self.table.scopes.get(function)
-        param = _parameter(function, name)
+        param = parameter(function, name)
         if scope is None or param is None or not (param.default is None or is_none(param.default)):
             return None  # a default other than None: the parameter is not always a tensor
         doc = self._memo(("doc", id(function)), lambda: function.get_docstring(clean=True))
         if doc and name in doc and documented_tensor(doc, name, self._memo(
                 ("other tensors",), lambda: imports_other_tensors(self.table.root))):
-            return "tensor"
+            return None if self._given_numbers(function, scope, name) else "tensor"
         private = function.name.value.startswith("_") and not function.name.value.startswith("__")
         nested = isinstance(scope.parent.node, (cst.FunctionDef, cst.Lambda))
         if not (private or nested) or function.decorators:
             return None
-        position = _position(function, scope, name)
-        sites = self._call_sites(function) if position is not None else None
+        at = position(function, scope, name)
+        sites = self._call_sites(function) if at is not None else None
         if not sites:
             return None
         kinds = set()
         for call, call_scope in sites:
-            arg = _argument(call, position, name)
+            arg = argument(call, at, name)
             if arg is None or self._is_shape(arg, call_scope):
                 return None  # a shape passed as a value is indexed per dimension, not a tensor to flag
             kinds.add(self.model.static_kind(arg, call_scope))
         return kinds.pop() if len(kinds) == 1 else None
+
+    def _given_numbers(self, function: cst.FunctionDef, scope: Scope, name: str) -> bool:
+        """A call in sight passes the parameter a Python number or loop counter: the docstring's
+        Tensor is not all it takes."""
+        at = position(function, scope, name)
+        for call, site in self._call_sites(function) or ():
+            arg = argument(call, at, name)
+            if arg is not None and (self.model.static_kind(arg, site) == NUMBER
+                                    or is_counter(arg, site, self.model.context)):
+                return True
+        return False
 
     def _return_kind(self, function: cst.FunctionDef) -> Optional[str]:
         scope = self.table.scopes.get(function)
@@ -308,14 +323,14 @@ class Summaries:
         """Every call in ``root`` (read in ``scope``) whose function is a plain name or
         ``<name>.<attr>``, with its scope, and the names used in any other way.  A nested scope is
         collected by a call of its own, at once: the order is that of one depth-first walk."""
-        calls, escaped, scopes = self._calls, self._escaped, self.table.scopes
+        calls, escaped = self._calls, self._escaped
         stack: List[cst.CSTNode] = [root]
         while stack:
             node = stack.pop()
             kind = type(node)  # concrete node classes: ``is`` is exact, isinstance is slow on ABCs
-            # only these open scopes (hashing a node is a Python call)
-            if kind in _SCOPE_TYPES and node is not root and scopes.get(node, scope) is not scope:
-                self._collect(node, scopes[node])
+            # only these open scopes (hashing a node is a Python call); lambdas and comprehensions on demand
+            if kind in _SCOPE_TYPES and node is not root:
+                self._collect(node, self.table.scope_for(node, scope))
                 continue
             if kind is cst.Call:
                 func = node.func
@@ -344,41 +359,6 @@ class Summaries:
                 stack.extend([*node.decorators, node.params, node.body])
                 continue
             stack.extend(code_children(node))
-
-
-def _parameters(function: cst.FunctionDef) -> Tuple[cst.Param, ...]:
-    return (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params)
-
-
-def _parameter(function: cst.FunctionDef, name: str) -> Optional[cst.Param]:
-    return next((p for p in _parameters(function) if p.name.value == name), None)
-
-
-def _given(call: cst.Call, site: Optional[Scope], function: cst.FunctionDef, scope: Scope, param: cst.Param
-           ) -> Optional[Tuple[cst.BaseExpression, Optional[Scope]]]:
-    """What ``call`` (read in ``site``) gives ``param`` of ``function`` (whose scope is ``scope``): the
-    argument it passes, else the default, read where the function is defined; None when neither."""
-    value = _argument(call, _position(function, scope, param.name.value), param.name.value)
-    if value is not None:
-        return value, site
-    return (param.default, scope.parent) if param.default is not None else None
-
-
-def _position(function: cst.FunctionDef, scope: Scope, name: str) -> Optional[int]:
-    """Where calls pass ``name`` by position; None if they cannot (keyword-only, a method's ``self``)."""
-    names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-    names = names[1:] if scope.parent.is_class else names  # calls of a method pass no ``self``
-    return names.index(name) if name in names else None
-
-
-def _argument(call: cst.Call, position: Optional[int], name: str) -> Optional[cst.BaseExpression]:
-    if any(arg.star for arg in call.args):
-        return None
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg.value
-    positional = [arg for arg in call.args if arg.keyword is None]
-    return positional[position].value if position is not None and position < len(positional) else None
 
 
 def _returns(body):

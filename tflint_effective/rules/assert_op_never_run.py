@@ -28,10 +28,11 @@ beside the mistake, as in TensorFlow's own guide.
 Known problems: static checks (``assert_type``, ``assert_rank*``, ``assert_scalar``...)
 are not reported: TensorFlow makes them while the graph is built when the dtype or shape
 is known (a rank known only at run time is missed).  Nor are comparisons of static shapes
-and numbers (``assert_equal(x.get_shape()[1], 3)``): TensorFlow checks them while building
-the graph, and raises there if they differ.  Nor is ``assert_variables_initialized``: reading an
-uninitialised variable raises ``FailedPreconditionError`` by itself, so the unwired check lets nothing
-through.  A check stored in a container or an
+and numbers (``assert_equal(x.get_shape()[1], 3)``) or of an estimator's mode, a Python string,
+with a mode key (``assert_equal(mode, tf.estimator.ModeKeys.TRAIN)``): TensorFlow checks them
+while building the graph, and raises there if they differ.  Nor is
+``assert_variables_initialized``: reading an uninitialised variable raises
+``FailedPreconditionError`` by itself, so the unwired check lets nothing through.  A check stored in a container or an
 attribute, or returned
 from a helper, counts as used even if the caller drops it; a module-level
 check that only another module imports is reported.  A ``control_dependencies``
@@ -111,7 +112,13 @@ class AssertOpNeverRun(Rule):
         names = ("x", "y") if leaf in COMPARISONS else ("x",)
         values = [arg.value for arg in call.args[:len(names)] if arg.keyword is None]
         values += [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in names]
+        if len(names) == 2 and any(self._mode_key(value) for value in values):
+            return True  # an estimator's mode is a Python string: ``assert_equal(mode, ModeKeys.TRAIN)``
         return len(values) == len(names) and all(self._static(value, 0) for value in values)
+
+    def _mode_key(self, expr: cst.BaseExpression) -> bool:
+        """``tf.estimator.ModeKeys.TRAIN`` and the like: a Python string constant."""
+        return type(expr) is cst.Attribute and (self.context.qualname(expr.value) or "").endswith(".ModeKeys")
 
     def _static(self, expr: cst.BaseExpression, depth: int) -> bool:
         if type(expr) is cst.Name and depth < 5:
