@@ -101,6 +101,9 @@ def test_a_guarded_log_is_info(source, severity):
     "import tensorflow as tf\ny = tf.argmax(tf.math.log(tf.nn.softmax(x)), axis=-1)\n",
     "import tensorflow.compat.v1 as tf\ndef step(o):\n    log_p = tf.log(tf.nn.softmax(o))\n"
     "    print(tf.argmax(log_p[:5], axis=-1), tf.arg_max(log_p, 1))\n    return tf.multinomial(logits=log_p, num_samples=1)\n",
+    # a beam search step keeps the k largest log-probabilities: -inf is not among them
+    "import tensorflow.compat.v1 as tf\nbest, ids = tf.nn.top_k(tf.log(tf.nn.softmax(x)), beam * 2)\n",
+    "import tensorflow as tf\nlog_p = tf.math.log(tf.nn.softmax(x))\nbest = tf.math.top_k(input=log_p, k=4)\n",
 ])
 def test_near_misses(source):
     assert findings(source, TFE402) == []
@@ -109,7 +112,8 @@ def test_near_misses(source):
 @pytest.mark.parametrize("uses", ["return tf.multinomial(log_p, 1), tf.reduce_sum(log_p)",
                                   "return tf.multinomial(tf.ones([1, 2]), log_p)", "return log_p",
                                   "return tf.argmin(log_p, 1)", "return tf.argmax(log_p[i] + noise, 1)",
-                                  "return tf.argmax(log_p, 1), log_p[0]", "return tf.argmax(o, log_p)"])
+                                  "return tf.argmax(log_p, 1), log_p[0]", "return tf.argmax(o, log_p)",
+                                  "return tf.nn.top_k(log_p, 2), tf.reduce_mean(log_p)"])
 def test_a_log_also_used_otherwise_than_sampled_from_is_reported(uses):
     source = f"import tensorflow.compat.v1 as tf\ndef step(o):\n    log_p = tf.log(tf.nn.softmax(o))\n    {uses}\n"
     assert findings(source, TFE402) == [(3, 13, "TFE402")]
@@ -132,6 +136,14 @@ def test_fixture_log_of_softmax_is_minus_inf_with_nan_gradients(tf):
     np.testing.assert_allclose(bad["guarded"].numpy()[0, 1], np.log(1e-9), rtol=1e-3)
     for name in good:
         assert np.isfinite(good[name].numpy()).all(), name
+
+
+def test_the_k_largest_log_probabilities_stay_finite_where_others_underflow(tf):
+    log_p = tf.math.log(tf.nn.softmax(tf.constant([[200.0, 150.0, 0.0, -5.0]])))
+    assert np.isneginf(log_p.numpy()).sum() == 2
+    values, ids = tf.nn.top_k(log_p, 2)
+    np.testing.assert_allclose(values.numpy(), [[0.0, -50.0]], atol=1e-4)
+    assert ids.numpy().tolist() == [[0, 1]]
 
 
 def test_a_naive_softmax_under_a_log_converges_to_log_softmax():

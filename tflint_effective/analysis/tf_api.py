@@ -102,6 +102,8 @@ REDUCE_LOGSUMEXP = with_math("reduce_logsumexp")
 SAMPLERS = {"multinomial", "random.categorical", "random.multinomial"}
 # The index of the largest input: -inf in a log-probability never holds it.
 ARGMAX = with_math("argmax") | {"arg_max"}
+# The k largest inputs and their indices (a beam search step): -inf is never among them while k is small.
+TOP_K = {"nn.top_k", "math.top_k"}
 DIVISIONS = with_math("divide", "truediv")
 # Layers whose output is their ``activation`` applied last (TFE402-TFE404 see a softmax or
 # sigmoid there): the position of the ``activation`` parameter, None for keyword only.

@@ -48,11 +48,12 @@ most 15 apart (``softmax(tf.constant([1., 2., 3.]))``, also through a name bound
 ``np.array([...])`` or an attribute its class assigns once: a demo comparing formulas) are not
 reported: no probability can underflow.  Nor are logits bounded by construction within 7.5 of zero (softmax, sigmoid and
 tanh outputs and numbers, and their sums, differences and products: attention over weights a
-softmax already gave).  Nor is a log whose only uses give indices: the logits of a sampler
-(``tf.multinomial(log_p, 1)``, ``tf.random.categorical``) or the input of ``tf.argmax``
-(also of a slice, ``log_p[:5]``), directly or through a name bound once: a sampler takes
+softmax already gave).  Nor is a log whose only uses give indices or rank: the logits of a sampler
+(``tf.multinomial(log_p, 1)``, ``tf.random.categorical``) or the input of ``tf.argmax`` or
+``tf.nn.top_k`` (also of a slice, ``log_p[:5]``), directly or through a name bound once: a sampler takes
 unnormalised log-probabilities and reads -inf as a zero weight, -inf never holds the
-largest log-probability, and no gradient flows through an index.  Nor is a log beside
+largest log-probability (nor one of the k largest, in a beam search step, unless k exceeds
+the probabilities that did not underflow), and no gradient flows through an index.  Nor is a log beside
 ``log_softmax`` of the same logits in the same block (also inside its ``with`` statements): a
 demo comparing the two.  A cross-entropy beside it is another quantity (a model's
 log-probabilities next to its training loss): still reported.
@@ -63,7 +64,8 @@ assigned several times in code that runs in order, ``y = tf.nn.softmax(y)``, is
 followed to the assignment before the log), nor one returned by a helper with
 several ``return`` statements the call's arguments leave, or of another module, nor the last
 layer of a ``Sequential`` model.  The
-log factor of a hand-written cross-entropy is reported by TFE403 instead.  A fix
+log factor of a hand-written cross-entropy is reported by TFE403 instead.  A loss trained through the
+values ``top_k`` returns is missed (NaN gradients reach the log where a probability underflowed).  A fix
 through a name re-reads the softmax arguments at the log: a ``tf.Variable``
 assigned in between (``v.assign(...)``) is not detected.
 """
@@ -72,7 +74,7 @@ import libcst as cst
 from ..analysis.formula_comparisons import LOG_SOFTMAX, beside_stable_op
 from ..analysis.numeric_patterns import in_cross_entropy, log_of_softmax, log_softmax_fix
 from ..analysis.syntax import call_arg, code_children
-from ..analysis.tf_api import ARGMAX, SAMPLERS
+from ..analysis.tf_api import ARGMAX, SAMPLERS, TOP_K
 from ..analysis.training import evaluated
 from ..rule import ERROR, INFO, SAFE, Rule
 
@@ -135,10 +137,10 @@ class LogOfSoftmax(Rule):
         return uses > 0
 
     def _gives_indices(self, arg: cst.Arg, call) -> bool:
-        """``arg`` is the logits of a sampler or the input of ``argmax``."""
+        """``arg`` is the logits of a sampler or the input of ``argmax`` or ``top_k``."""
         name = self.context.tf_name(call.func) if type(call) is cst.Call else None
         if name is None:
             return False
         if name.path in SAMPLERS:
             return call_arg(call, 0, "logits") is arg
-        return name.path in ARGMAX and call_arg(call, 0, "input") is arg
+        return name.path in ARGMAX | TOP_K and call_arg(call, 0, "input") is arg
