@@ -37,15 +37,19 @@ CASES = [
     (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a)\n", "info"),
     (PX + "def f():\n    a = tf.sigmoid(tf.squeeze(x))\n    return tf.reduce_sum(a * 2.0), tf.reduce_mean(-a)\n",
      "info"),
+    # ... or a function's local never read: a dead value loses nothing
+    (PX + "def f():\n    a = tf.squeeze(x)\n", "info"),
     # near misses: a reduction along an axis, a concatenation, a product; a name also read elsewhere,
-    # bound twice, never read, read in a nested function, or passed on through another name
+    # bound twice, never read at module level (another module may import it), read in a nested function,
+    # or passed on through another name
     (PX + "a = tf.reduce_sum(tf.squeeze(x), axis=0)\n", "warning"),
     (PX + "a = tf.reduce_mean(tf.concat([tf.squeeze(x), y], 0))\n", "warning"),
     (PX + "a = tf.reduce_sum(tf.squeeze(x) @ w)\n", "warning"),
     (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a)\nc = a + y\n", "warning"),
     (PX + "def f():\n    a = tf.squeeze(x)\n    print(tf.reduce_mean(a))\n    return a\n", "warning"),
     (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a)\na = y\n", "warning"),
-    (PX + "def f():\n    a = tf.squeeze(x)\n", "warning"),
+    (PX + "a = tf.squeeze(x)\n", "warning"),
+    (PX + "def f():\n    a = tf.squeeze(x)\n    a = y\n", "warning"),
     (PX + "def f():\n    a = tf.squeeze(x)\n    g = lambda: a\n    return tf.reduce_mean(a)\n", "warning"),
     (PX + "def f():\n    a = tf.squeeze(x)\n    b = a\n    return tf.reduce_mean(a)\n", "warning"),
     (PX + "a = tf.squeeze(x)\nb = tf.reduce_mean(a, axis=0)\n", "warning"),

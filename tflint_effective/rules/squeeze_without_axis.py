@@ -12,7 +12,8 @@ may be a parameter or a statistic with no batch dimension at all, or where the
 squeezed value goes, through element-wise ops, into a full reduction or a
 histogram summary (``tf.reduce_mean(tf.cast(tf.equal(tf.squeeze(p), y), tf.float32))``),
 where size-1 dimensions only broadcast and losing one changes nothing (also through a
-name bound once to it, when every read of the name in its function goes there).  A
+name bound once to it, when every read of the name in its function goes there), or into a
+local name its function never reads.  A
 value whose static shape the code spells out (``tf.squeeze(tf.constant([[1.0]]))``)
 has no dimension to lose by surprise: not reported.
 
@@ -107,12 +108,15 @@ class SqueezeWithoutAxis(Rule):
         return False
 
     def _read_rank_free(self, target: cst.Name) -> bool:
-        """``target``, bound once in this function (or module), is read, and only where
-        ``_rank_free_use`` holds (names read in nested functions or comprehensions: unsure)."""
+        """``target``, bound once in this function (or module), is read only where ``_rank_free_use``
+        holds, or, a function's local, never read (names read in nested functions or comprehensions:
+        unsure)."""
         context = self.context
         if not context.is_local(target.value) or len(context.bindings(target.value)) > 1 or context.scope.is_class:
             return False
         reads = _reads(context.scope.node, target.value)
+        if reads == [] and type(context.scope.node) is cst.FunctionDef:
+            return True  # a dead local: nothing downstream can lose a dimension
         return bool(reads) and all(self._rank_free_use(read) is True for read in reads)
 
     def _batched(self, expr: cst.BaseExpression, depth: int) -> bool:
