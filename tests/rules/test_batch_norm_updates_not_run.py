@@ -53,7 +53,7 @@ def lint(source):
     # a flag that only a parameter or a placeholder carries: inference shows elsewhere in the module
     *[(V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN
        + evidence, [(3, 12, "TFE602")]) for evidence in (
-        "probs = net(x, is_training=False)\n",
+        "probs = net(x, is_training=False)\n", "probs = net(x, False)\n",
         "flag = tf.placeholder(tf.bool)\nsess.run(probs, {x: batch, flag: True})\n"
         "sess.run(probs, {x: batch, model.train_phase: 0})\n",
         "flag = tf.placeholder_with_default(True, [])\n",
@@ -148,6 +148,9 @@ def test_findings(source, expected):
     V1 + "def net(x, is_training):\n    return tf.layers.batch_normalization(x, training=is_training)\n" + TRAIN
     + "flag = tf.placeholder(tf.bool)\nh = net(x, flag)\nsess.run(train_op, {x: batch, flag: True})\n"
     + "w = tf.get_variable('w', [1], trainable=False)\nsess.run(h, {x: batch, done: False})\n",
+    # False by position for a parameter that is no training flag, or to a function of another module
+    V1 + "def net(x, is_training, reuse=None):\n    return tf.layers.batch_normalization(x, training=is_training)\n"
+    + TRAIN + "h = net(x, flag, False)\ng = other.net(x, False)\n",
     SLIM + "h = tf.contrib.layers.batch_norm(x)\nh = slim.conv2d(h, 8, 3, normalizer_fn=slim.batch_norm, "
            "normalizer_params={'decay': 0.9})\n" + TRAIN,
     # the module runs the update ops (or updates in place)

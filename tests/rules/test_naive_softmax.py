@@ -96,6 +96,10 @@ def test_reported_without_a_fix(source):
     "import tensorflow as tf\ny = tf.exp(-tf.square(x)) / tf.reduce_sum(tf.exp(-tf.square(x)), 0, True)\n",
     "import tensorflow as tf\nz = -tf.abs(x) / 2.0\ny = tf.exp(z) / tf.reduce_sum(tf.exp(z), 0, True)\n",
     "import tensorflow as tf\ng = tf.math.exp(-(tf.math.pow(x, 2) / (2 * tf.pow(s, 2))))\ng = g / tf.reduce_sum(g)\n",
+    # logits written out whose exponentials, all summed, stay below float16's largest value (a lesson's demo)
+    "import tensorflow as tf\nz = tf.constant([[1, 0.5, -1], [4, 2, 1]], tf.float32)\n"
+    "y = tf.exp(z) / tf.reduce_sum(tf.exp(z), 1, keep_dims=True)\n",
+    "import numpy as np\nimport tensorflow as tf\nz = np.array([3.0, 1.0, 0.2])\ne = tf.exp(z)\ny = e / tf.reduce_sum(e)\n",
     # shifted by the maximum in a rebinding of the parameter (GPT-2's softmax)
     "import tensorflow as tf\ndef softmax(x, axis=-1):\n    x = x - tf.reduce_max(x, axis=axis, keepdims=True)\n"
     "    ex = tf.exp(x)\n    return ex / tf.reduce_sum(ex, axis=axis, keepdims=True)\n",
@@ -133,11 +137,24 @@ def test_near_misses(source):
     # a name assigned again, in order: the exp before the division
     "import tensorflow as tf\nk = x * 2\nk = tf.exp(k)\ny = k / tf.reduce_sum(k, 0, True)\n",
     "import tensorflow as tf\nk = tf.exp(-tf.square(x) * y)\ny = k / tf.reduce_sum(k, 0, True)\n",
+    # logits written out, but large enough for an exponential (or their sum) to overflow in float16
+    "import tensorflow as tf\nz = tf.constant([[100.0, 0.0]])\ny = tf.exp(z) / tf.reduce_sum(tf.exp(z), 1, True)\n",
+    "import numpy as np\nimport tensorflow as tf\nz = np.array([11.0, 0.0])\ne = tf.exp(z)\ny = e / tf.reduce_sum(e)\n",
     # a maximum of something else, computed in another scope, is no shift
     "import tensorflow as tf\ndef f(x, m):\n    return tf.exp(x - m) / tf.reduce_sum(tf.exp(x - m), 0, True)\n",
 ])
 def test_exponents_that_may_be_large_are_reported(source):
     assert [code for _, _, code in findings(source, TFE401)] == ["TFE401"]
+
+
+def test_small_written_out_logits_stay_finite_even_in_float16(tf):
+    z = tf.constant([[1, 0.5, -1], [4, 2, 1]], tf.float16)
+    naive = tf.exp(z) / tf.reduce_sum(tf.exp(z), 1, keepdims=True)
+    np.testing.assert_allclose(naive.numpy(), tf.nn.softmax(z).numpy(), atol=1e-3)
+    big = tf.constant([[11.0, 0.0, 11.0]], tf.float16)  # two exponentials of 11 sum beyond 65504: 0, not 0.5
+    assert (tf.exp(big) / tf.reduce_sum(tf.exp(big), 1, keepdims=True)).numpy().tolist() == [[0.0, 0.0, 0.0]]
+    bigger = tf.constant([[12.0, 0.0]], tf.float16)  # an exponential beyond 65504 itself: inf / inf
+    assert np.isnan((tf.exp(bigger) / tf.reduce_sum(tf.exp(bigger), 1, keepdims=True)).numpy()[0, 0])
 
 
 def test_fixture_naive_softmax_is_nan_where_softmax_is_exact(tf):

@@ -2,7 +2,7 @@
 the default (part of the semantic model, for ``summaries.py``)."""
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
@@ -27,10 +27,15 @@ def given(call: cst.Call, site: Optional[Scope], function: cst.FunctionDef, scop
     return (param.default, scope.parent) if param.default is not None else None
 
 
+def positional_names(function: cst.FunctionDef, scope: Scope) -> List[str]:
+    """The parameters calls pass by position, in order (a method's ``self`` is none: calls pass no ``self``)."""
+    names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    return names[1:] if scope.parent.is_class else names
+
+
 def position(function: cst.FunctionDef, scope: Scope, name: str) -> Optional[int]:
     """Where calls pass ``name`` by position; None if they cannot (keyword-only, a method's ``self``)."""
-    names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
-    names = names[1:] if scope.parent.is_class else names  # calls of a method pass no ``self``
+    names = positional_names(function, scope)
     return names.index(name) if name in names else None
 
 

@@ -158,6 +158,11 @@ class Context:
         scope it is read in (None if unknown), when the module only calls it."""
         return self.semantics.summaries.passed_arguments(function, name)
 
+    def positional_parameter(self, call: cst.Call, index: int) -> Optional[str]:
+        """The parameter of the module's own function (or method through ``self``) that ``call``
+        passes its ``index``-th positional argument to (``net(x, False)``: ``is_training``)."""
+        return self.semantics.summaries.positional_parameter(call, self.scope, index)
+
     def attribute_value(self, node: cst.Attribute, scope: Optional[Scope] = None
                         ) -> Optional[Tuple[cst.BaseExpression, Scope]]:
         """The one value ``self.attr`` (in a method) or ``obj.attr`` (``obj`` bound once to an

@@ -7,6 +7,7 @@ evaluating it has no side effect and its names cannot have changed meaning.
 """
 from __future__ import annotations
 
+import math
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -35,6 +36,7 @@ ELEMENTWISE = with_math("log", "exp", "sqrt", "rsqrt", "square", "abs", "log1p",
     "identity", "cast", "dtypes.cast", "math.log_softmax", "nn.log_softmax", "nn.softmax", "math.softmax"}
 CONSTANTS = {"constant", "convert_to_tensor"}
 SAFE_SPREAD = 15.0  # logits this close: every softmax probability is above exp(-15), even in float16
+FLOAT16_MAX = 65504.0
 BOUNDED = SOFTMAX | SIGMOID | with_math("tanh") | {"nn.tanh"}  # outputs within [-1, 1]
 KEEP_BOUND = with_math("reduce_mean", "reduce_max", "reduce_min")  # |f(x)| <= max |x|
 # Parts of TensorFlow paths whose ops give a new value on every call.
@@ -230,9 +232,21 @@ def log_of_softmax(context, node: cst.CSTNode) -> Optional[Tuple[Produced, bool]
 
 
 def _close_constants(context, softmax: cst.Call) -> bool:
-    """Logits written out as numbers at most ``SAFE_SPREAD`` apart (a demo on constants, also held by
-    an attribute its class assigns once): no probability can underflow."""
-    logits = operand(softmax)
+    """Logits written out as numbers at most ``SAFE_SPREAD`` apart: no probability can underflow."""
+    numbers = _written_out(context, operand(softmax))
+    return bool(numbers) and max(numbers) - min(numbers) <= SAFE_SPREAD
+
+
+def exp_cannot_overflow(context, x: cst.BaseExpression) -> bool:
+    """``x`` is numbers written out whose exponentials, all summed, stay below float16's largest
+    value: no ``exp`` of them, nor a sum of those, overflows in any float type."""
+    numbers = _written_out(context, x)
+    return bool(numbers) and len(numbers) * math.exp(min(max(numbers), 12.0)) < FLOAT16_MAX
+
+
+def _written_out(context, logits: Optional[cst.BaseExpression]) -> Optional[List[float]]:
+    """The numbers of values written out in the code (a demo on constants): ``tf.constant([...])``, a
+    NumPy array literal, through names bound once, or held by an attribute its class assigns once."""
     constant = produced_by(context, logits, CONSTANTS) if logits is not None else None
     value = operand(constant.call) if constant is not None else through_name(context, logits)[0]
     if type(value) is cst.Name:  # ``tf.constant(output)`` with ``output = np.array([[1.0, 2.0]])``
@@ -241,8 +255,7 @@ def _close_constants(context, softmax: cst.Call) -> bool:
         value = (context.attribute_value(value) or (value,))[0]
     if type(value) is cst.Call and context.qualname(value.func) in NUMPY_ARRAYS:
         value = operand(value)
-    numbers = literal_numbers(value) if value is not None else None
-    return bool(numbers) and max(numbers) - min(numbers) <= SAFE_SPREAD
+    return literal_numbers(value) if value is not None else None
 
 
 def is_small(context, x: Optional[cst.BaseExpression]) -> bool:

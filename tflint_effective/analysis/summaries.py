@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from .arguments import argument, given, parameter, parameters, position
+from .arguments import argument, given, parameter, parameters, position, positional_names
 from .assignments import attribute_targets, instance_uses, self_assignments
 from .counters import is_counter
 from .docstrings import documented_tensor, imports_other_tensors
@@ -71,6 +71,14 @@ class Summaries:
             if cls is not None:
                 return self._method(cls, func.attr.value)
         return None
+
+    def positional_parameter(self, call: cst.Call, scope: Scope, index: int) -> Optional[str]:
+        """The parameter of the module's function (or method through ``self``) ``call`` calls that its
+        ``index``-th positional argument goes to."""
+        function = self.function_called(call.func, scope)
+        inner = self.table.scopes.get(function) if function is not None else None
+        names = positional_names(function, inner) if inner is not None else []
+        return names[index] if index < len(names) else None
 
     def returned_value(self, call: cst.Call, scope: Scope, is_function=lambda value, scope: False
                        ) -> Optional[Returned]:

@@ -42,7 +42,8 @@ with a batch norm that certainly infers (flag False, or a mode comparison), whic
 share its statistics (``reuse=True``): a flexible flag elsewhere does not make it read them.  A flag of unknown value (a
 parameter, a placeholder) counts as inference only where the module shows one
 now or later: False passed or fed for a training flag (``net(x,
-is_training=False)``, ``{is_training: False}``), a ``placeholder_with_default``
+is_training=False)``, ``generator(z, False)`` of ``def generator(z, is_train=True)`` in the module,
+``{is_training: False}``), a ``placeholder_with_default``
 flag, estimator ``ModeKeys``, or a ``Saver`` / SavedModel export.  False fed in a run
 (``sess.run(G_sample, {is_training: False})``, ``t.eval(feed_dict=...)``) counts only for the batch
 norms the run's fetches may depend on (the generator's, not the discriminator's), followed through
@@ -141,8 +142,7 @@ class BatchNormUpdatesNotRun(Rule):
         if name is not None and name.leaf == "arg_scope" or kind is cst.Name and func.value == "arg_scope":
             self.arg_scope = True
         if not self.evidence:
-            self.evidence = any(arg.keyword is not None and FLAG(arg.keyword.value) and self._false(arg.value)
-                              for arg in node.args) or name is not None and self._flag_default(name.leaf, node)
+            self.evidence = self._passes_false(node) or name is not None and self._flag_default(name.leaf, node)
         if kind is cst.Attribute and func.attr.value in ("run", "eval"):
             self._inference_run(node, func)
 
@@ -156,6 +156,14 @@ class BatchNormUpdatesNotRun(Rule):
             self.run_feeds.add(id(feed.value))
             scope = next((n for n in reversed(self.context.ancestors) if type(n) in DEFS), None)
             self.inference_fetches.append((func.value if fetched is None else fetched.value, scope))  # ``op.run()``
+
+    def _passes_false(self, call: cst.Call) -> bool:
+        """False for a training flag: by keyword (``net(x, is_training=False)``), or by position to a
+        function of the module whose parameter there is one (``generator(z, False)``)."""
+        positional = [arg for arg in call.args if arg.keyword is None]
+        return any(arg.keyword is not None and FLAG(arg.keyword.value) and self._false(arg.value) for arg in call.args) \
+            or not has_star_args(call) and any(self._false(arg.value) and FLAG(
+                self.context.positional_parameter(call, index) or "") for index, arg in enumerate(positional))
 
     @staticmethod
     def _flag_default(op, call) -> bool:

@@ -11,8 +11,10 @@ once (``e = tf.exp(x); e / tf.reduce_sum(e, axis=-1, keepdims=True)``).  The
 shifted form ``exp(x - reduce_max(x))`` (or ``tf.subtract(x, m)``) is stable and not reported, also when
 the maximum is wrapped (``stop_gradient``, ``where(is_finite(m), m, 0)``) or
 bound to its name more than once; nor is an exponent that is never positive
-by construction (``exp(-0.5 * (d / s) ** 2)``, a Gaussian kernel): it cannot
-overflow.
+by construction (``exp(-0.5 * (d / s) ** 2)``, a Gaussian kernel), nor logits written out
+as numbers whose exponentials, all summed, stay below float16's largest value
+(``tf.constant([[1., 0.5, -1.], [4., 2., 1.]])``, also through a name or a NumPy array: a
+lesson's demo): they cannot overflow.
 
 Fix safety: safe where provably equal, else no fix.  A sum over one literal
 axis with ``keepdims=True`` becomes ``softmax(x, axis=that_axis)``, spelled from
@@ -41,7 +43,7 @@ from typing import Optional
 import libcst as cst
 
 from ..analysis.cure_spelling import compat_of, importable, keyword, spell
-from ..analysis.numeric_patterns import is_max_shifted, is_non_positive, is_pure, may_move
+from ..analysis.numeric_patterns import exp_cannot_overflow, is_max_shifted, is_non_positive, is_pure, may_move
 from ..analysis.producers import Produced, operand, produced_by
 from ..analysis.syntax import call_arg, has_star_args
 from ..analysis.tf_api import DIVISIONS, EXP, REDUCE_SUM
@@ -97,7 +99,8 @@ class NaiveSoftmax(Rule):
         summed = operand(total.call) if total is not None else None
         exp = self._same_exp(numerator, summed) if summed is not None else None
         x = operand(exp.call) if exp is not None else None
-        if x is None or is_max_shifted(self.context, x) or is_non_positive(self.context, x):
+        if x is None or is_max_shifted(self.context, x) or is_non_positive(self.context, x) \
+                or exp_cannot_overflow(self.context, x):
             return
         self.report(node, fix=self._fix(node, total, exp, x))
 
