@@ -244,11 +244,11 @@ def exp_cannot_overflow(context, x: cst.BaseExpression) -> bool:
     return bool(numbers) and len(numbers) * math.exp(min(max(numbers), 12.0)) < FLOAT16_MAX
 
 
-def _written_out(context, logits: Optional[cst.BaseExpression]) -> Optional[List[float]]:
+def _written_out(context, expr: Optional[cst.BaseExpression]) -> Optional[List[float]]:
     """The numbers of values written out in the code (a demo on constants): ``tf.constant([...])``, a
     NumPy array literal, through names bound once, or held by an attribute its class assigns once."""
-    constant = produced_by(context, logits, CONSTANTS) if logits is not None else None
-    value = operand(constant.call) if constant is not None else through_name(context, logits)[0]
+    constant = produced_by(context, expr, CONSTANTS) if expr is not None else None
+    value = operand(constant.call) if constant is not None else through_name(context, expr)[0]
     if type(value) is cst.Name:  # ``tf.constant(output)`` with ``output = np.array([[1.0, 2.0]])``
         value = through_name(context, value)[0]
     if type(value) is cst.Attribute:  # ``self.logits = [[2, 0.5, 1]]`` in ``__init__``

@@ -160,10 +160,12 @@ class BatchNormUpdatesNotRun(Rule):
     def _passes_false(self, call: cst.Call) -> bool:
         """False for a training flag: by keyword (``net(x, is_training=False)``), or by position to a
         function of the module whose parameter there is one (``generator(z, False)``)."""
-        positional = [arg for arg in call.args if arg.keyword is None]
-        return any(arg.keyword is not None and FLAG(arg.keyword.value) and self._false(arg.value) for arg in call.args) \
-            or not has_star_args(call) and any(self._false(arg.value) and FLAG(
-                self.context.positional_parameter(call, index) or "") for index, arg in enumerate(positional))
+        if any(arg.keyword is not None and FLAG(arg.keyword.value) and self._false(arg.value) for arg in call.args):
+            return True
+        positional = [arg.value for arg in call.args if arg.keyword is None]
+        return not has_star_args(call) and any(
+            self._false(value) and FLAG(self.context.positional_parameter(call, index) or "")
+            for index, value in enumerate(positional))
 
     @staticmethod
     def _flag_default(op, call) -> bool:
