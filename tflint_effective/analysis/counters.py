@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .names import COMPREHENSIONS, FUNCTION_LIKE, Scope
+from .names import NESTED_SCOPES, Scope
 from .syntax import code_children
 
-_SCOPES = (cst.ClassDef, *FUNCTION_LIKE, *COMPREHENSIONS)
 _COUNTING = {"range": 0, "xrange": 0, "enumerate": 1}  # builtin -> elements in its loop's target
 
 
@@ -29,8 +28,9 @@ def is_counter(expr: cst.BaseExpression, scope: Scope, context) -> bool:
 
 def _counts(loop, name: str, scope: Scope, context) -> bool:
     call = loop.iter
-    if type(call) is not cst.Call or type(call.func) is not cst.Name or context.owner(call.func.value, scope):
-        return False  # not a call of a builtin this module leaves unshadowed
+    if type(call) is not cst.Call or type(call.func) is not cst.Name or context.owner(call.func.value, scope) \
+            or scope.module().star_import:
+        return False  # not a call of a builtin this module leaves unshadowed (``loops.is_builtin``)
     elements = _COUNTING.get(call.func.value)
     target = loop.target
     if elements == 0:
@@ -46,7 +46,7 @@ def _loops(root: cst.CSTNode):
     stack = list(code_children(root))
     while stack:
         node = stack.pop()
-        if isinstance(node, _SCOPES):
+        if isinstance(node, NESTED_SCOPES):
             continue
         if type(node) is cst.For or type(node) is cst.CompFor:
             yield node

@@ -90,6 +90,7 @@ _IMPORTER_NAMES = {qualname.rpartition(".")[2] for qualname in TF_IMPORTERS}
 
 FUNCTION_LIKE = (cst.FunctionDef, cst.Lambda)
 COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+NESTED_SCOPES = (*FUNCTION_LIKE, cst.ClassDef, *COMPREHENSIONS)  # what opens a scope inside another
 
 
 @dataclass(eq=False)

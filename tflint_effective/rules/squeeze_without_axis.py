@@ -28,7 +28,7 @@ from typing import List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from ..analysis.loops import is_read
-from ..analysis.names import COMPREHENSIONS, FUNCTION_LIKE
+from ..analysis.names import NESTED_SCOPES
 from ..analysis.static_shapes import static_shape
 from ..analysis.syntax import call_arg, code_children, descendants, has_star_args
 from ..analysis.tf_api import REDUCTIONS, with_math
@@ -48,7 +48,6 @@ ELEMENTWISE_PAIRS = with_math("equal", "not_equal", "less", "less_equal", "great
 FULL_REDUCTIONS = with_math(*REDUCTIONS)
 HISTOGRAMS = {"summary.histogram"}
 PASS_THROUGH = (cst.Arg, cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.UnaryOperation)
-NESTED_SCOPES = (*FUNCTION_LIKE, cst.ClassDef, *COMPREHENSIONS)
 
 
 class SqueezeWithoutAxis(Rule):
