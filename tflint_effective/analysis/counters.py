@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from .loops import is_builtin
 from .names import NESTED_SCOPES, Scope
 from .syntax import code_children
 
@@ -28,9 +29,9 @@ def is_counter(expr: cst.BaseExpression, scope: Scope, context) -> bool:
 
 def _counts(loop, name: str, scope: Scope, context) -> bool:
     call = loop.iter
-    if type(call) is not cst.Call or type(call.func) is not cst.Name or context.owner(call.func.value, scope) \
-            or scope.module().star_import:
-        return False  # not a call of a builtin this module leaves unshadowed (``loops.is_builtin``)
+    if type(call) is not cst.Call or type(call.func) is not cst.Name \
+            or not is_builtin(context, call.func, call.func.value, scope):
+        return False
     elements = _COUNTING.get(call.func.value)
     target = loop.target
     if elements == 0:

@@ -82,12 +82,11 @@ def bound_names(target: cst.BaseExpression) -> Set[str]:
     return set()
 
 
-def is_builtin(context, func: cst.BaseExpression, name: str) -> bool:
-    """``func`` is the builtin ``name``: nothing in scope rebinds it, no star import."""
+def is_builtin(context, func: cst.BaseExpression, name: str, scope=None) -> bool:
+    """``func`` is the builtin ``name``: nothing in scope (default: here) rebinds it, no star import."""
     if not (type(func) is cst.Name and func.value == name):
         return False
-    scope = context.scope
-    return context.owner(name, scope) is None and not context.module_scope.star_import
+    return context.owner(name, scope or context.scope) is None and not context.module_scope.star_import
 
 
 def range_arguments(context, iterable: cst.BaseExpression) -> Optional[List[cst.BaseExpression]]:
